@@ -1,0 +1,104 @@
+import type { Bridge } from "./bridge.js";
+import {
+  type Classified,
+  classify,
+  errorReply,
+  INVALID_REQUEST,
+  type JSONRPCReply,
+  type JSONRPCRequest,
+} from "./jsonrpc.js";
+
+export const MAX_BATCH_ENTRIES = 100;
+
+/** What became of one POSTed payload (a message or a batch). */
+export type Outcome =
+  /** A single message: its reply. `invalid` marks a payload that was not a JSON-RPC message at all. */
+  | { kind: "single"; reply: JSONRPCReply; invalid: boolean }
+  | { kind: "batch"; replies: JSONRPCReply[] }
+  /** Only notifications and responses: nothing to answer. */
+  | { kind: "accepted" };
+
+export interface DispatchOptions {
+  /** Epoch ms after which a request still running is answered `-32001 Request timed out`. */
+  deadlineAt: number;
+  /** Gives the bridge to forward to; called only when something must be forwarded. */
+  bridge: () => Promise<Bridge>;
+}
+
+const DEFAULT_CLIENT_INFO = { name: "unknown", version: "0" };
+const DEFAULT_PROTOCOL_VERSION = "2024-11-05";
+
+/** The Python Lambda accepted `initialize` with partial or empty params; fill in what is missing. */
+export function completeInitialize(message: JSONRPCRequest): JSONRPCRequest {
+  if (message.method !== "initialize") return message;
+  const params = message.params ?? {};
+  return {
+    ...message,
+    params: {
+      ...params,
+      protocolVersion: params.protocolVersion ?? DEFAULT_PROTOCOL_VERSION,
+      capabilities: params.capabilities ?? {},
+      clientInfo: params.clientInfo ?? DEFAULT_CLIENT_INFO,
+    },
+  };
+}
+
+export async function dispatch(payload: unknown, options: DispatchOptions): Promise<Outcome> {
+  if (!Array.isArray(payload)) {
+    const entry = classify(payload);
+    if (entry.kind === "invalid") return { kind: "single", reply: entry.reply, invalid: true };
+    const reply = await run(entry, options, lazy(options.bridge));
+    return reply ? { kind: "single", reply, invalid: false } : { kind: "accepted" };
+  }
+  if (payload.length === 0 || payload.length > MAX_BATCH_ENTRIES) {
+    const problem = payload.length === 0 ? "an empty batch" : `more than ${MAX_BATCH_ENTRIES} entries`;
+    return {
+      kind: "single",
+      reply: errorReply(null, INVALID_REQUEST, `Invalid Request: ${problem}`),
+      invalid: true,
+    };
+  }
+  const bridge = lazy(options.bridge);
+  const replies = await Promise.all(payload.map((value) => run(classifyInBatch(value), options, bridge)));
+  const answered = replies.filter((reply): reply is JSONRPCReply => reply !== undefined);
+  return answered.length > 0 ? { kind: "batch", replies: answered } : { kind: "accepted" };
+}
+
+function classifyInBatch(value: unknown): Classified {
+  const entry = classify(value);
+  if (entry.kind === "request" && entry.message.method === "initialize") {
+    const reply = errorReply(
+      entry.message.id,
+      INVALID_REQUEST,
+      "Invalid Request: initialize must not be part of a batch",
+    );
+    return { kind: "invalid", reply };
+  }
+  return entry;
+}
+
+async function run(
+  entry: Classified,
+  options: DispatchOptions,
+  bridge: () => Promise<Bridge>,
+): Promise<JSONRPCReply | undefined> {
+  switch (entry.kind) {
+    case "invalid":
+      return entry.reply;
+    case "response":
+      return undefined;
+    case "notification":
+      await (await bridge()).notify(entry.message);
+      return undefined;
+    case "request":
+      return (await bridge()).request(completeInitialize(entry.message), options.deadlineAt);
+  }
+}
+
+function lazy<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}

@@ -1,0 +1,98 @@
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+
+export type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId };
+export type JSONRPCReply = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+export const REQUEST_TIMEOUT = -32001;
+
+export function errorReply(id: RequestId | null, code: number, message: string): JSONRPCErrorResponse {
+  // The SDK's type has no room for `id: null`, which JSON-RPC requires when the id could not be read.
+  return { jsonrpc: "2.0", id: id as RequestId, error: { code, message } };
+}
+
+export type Classified =
+  | { kind: "request"; message: JSONRPCRequest }
+  | { kind: "notification"; message: JSONRPCNotification }
+  | { kind: "response" }
+  | { kind: "invalid"; reply: JSONRPCErrorResponse };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function isValidId(id: unknown): id is RequestId {
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+}
+
+function describeId(id: unknown): string {
+  if (id === null) return "null";
+  if (typeof id === "number") return "a non-integer number";
+  return `a ${Array.isArray(id) ? "array" : typeof id}`;
+}
+
+/**
+ * Decides what one JSON value is, before it reaches the SDK: the SDK silently drops anything its
+ * schemas reject, so every message it would drop must be answered here.
+ */
+export function classify(value: unknown): Classified {
+  if (!isPlainObject(value)) {
+    return invalid(null, "Invalid Request: a JSON-RPC message must be an object");
+  }
+  const id = isValidId(value.id) ? value.id : null;
+  if (value.jsonrpc !== "2.0") {
+    return invalid(id, 'Invalid Request: "jsonrpc" must be "2.0"');
+  }
+  if (!("method" in value)) {
+    const isResponse = "result" in value || "error" in value;
+    if (
+      isResponse &&
+      (isJSONRPCResultResponse(value) || isJSONRPCErrorResponse(value) || isNullIdError(value))
+    ) {
+      return { kind: "response" };
+    }
+    return invalid(id, 'Invalid Request: a message needs a "method" (or "result"/"error" for a response)');
+  }
+  if (typeof value.method !== "string" || value.method === "") {
+    return invalid(id, 'Invalid Request: "method" must be a non-empty string');
+  }
+  if ("id" in value && !isValidId(value.id)) {
+    return invalid(null, `Invalid Request: "id" must be a string or an integer, not ${describeId(value.id)}`);
+  }
+  const params = value.params;
+  if (params !== undefined && !isPlainObject(params)) {
+    const problem = 'Invalid Request: "params" must be an object';
+    return invalid(id, problem);
+  }
+  if (params !== undefined && params._meta !== undefined && !isPlainObject(params._meta)) {
+    return invalid(id, 'Invalid Request: "params._meta" must be an object');
+  }
+  if ("id" in value) {
+    if (isJSONRPCRequest(value)) return { kind: "request", message: value };
+  } else if (isJSONRPCNotification(value)) {
+    return { kind: "notification", message: value };
+  }
+  return invalid(id, "Invalid Request: not a valid JSON-RPC 2.0 message");
+}
+
+function isNullIdError(value: Record<string, unknown>): boolean {
+  return value.id === null && isPlainObject(value.error) && typeof value.error.code === "number";
+}
+
+function invalid(id: RequestId | null, message: string): Classified {
+  return { kind: "invalid", reply: errorReply(id, INVALID_REQUEST, message) };
+}

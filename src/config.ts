@@ -1,0 +1,118 @@
+export type SessionMode = "optional" | "required" | "off";
+export type PrometheusAuth = "sigv4" | "none";
+export type LogLevel = "TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
+
+export interface Config {
+  prometheusUrl: string | undefined;
+  prometheusAuth: PrometheusAuth;
+  awsRegion: string;
+  ampEndpoint: string | undefined;
+  sessionTable: string | undefined;
+  dynamodbEndpoint: string | undefined;
+  sessions: SessionMode;
+  sessionTtlSeconds: number;
+  pythonCompat: boolean;
+  allowedOrigins: readonly string[];
+  maxBodyBytes: number;
+  logLevel: LogLevel;
+  /** Running as a deployed Lambda (not `serverless offline` / `invoke local`, not a test). */
+  inLambda: boolean;
+  /** Running under `serverless offline` (`npm start`): Host headers are checked against DNS rebinding. */
+  isOffline: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+const LOG_LEVELS: readonly LogLevel[] = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "SILENT"];
+
+function fail(variable: string, value: string, expected: string): never {
+  throw new ConfigError(`Invalid configuration: ${variable}=${JSON.stringify(value)} (expected ${expected})`);
+}
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const match = allowed.find((option) => option.toLowerCase() === raw.toLowerCase());
+  return match ?? fail(name, raw, `one of ${allowed.join(", ")}`);
+}
+
+function positiveInteger(env: Env, name: string, fallback: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    fail(name, raw, `a whole number from 1 to ${max}`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return false;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  return fail(name, raw, "true or false");
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(name, raw, "an http(s) URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") fail(name, raw, "an http(s) URL");
+  return raw;
+}
+
+function origins(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "")
+    .map((origin) => {
+      if (origin === "*") return origin;
+      try {
+        return new URL(origin).origin;
+      } catch {
+        return fail(name, raw, "a comma-separated list of origins such as https://app.example.com");
+      }
+    });
+}
+
+/** Reads and validates the environment once, at cold start. Throws one ConfigError line naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const awsRegion = read(env, "AWS_REGION") ?? "us-east-1";
+  if (!REGION.test(awsRegion)) fail("AWS_REGION", awsRegion, "an AWS region such as us-east-1");
+  const isOffline = read(env, "IS_OFFLINE") !== undefined;
+  const isLocal = read(env, "IS_LOCAL") !== undefined;
+  return {
+    prometheusUrl: httpUrl(env, "PROMETHEUS_URL"),
+    prometheusAuth: oneOf(env, "PROMETHEUS_AUTH", ["sigv4", "none"] as const, "sigv4"),
+    awsRegion,
+    ampEndpoint: httpUrl(env, "AMP_ENDPOINT"),
+    sessionTable: read(env, "SESSION_TABLE"),
+    dynamodbEndpoint: httpUrl(env, "DYNAMODB_ENDPOINT"),
+    sessions: oneOf(env, "SESSIONS", ["optional", "required", "off"] as const, "optional"),
+    sessionTtlSeconds: positiveInteger(env, "SESSION_TTL_SECONDS", 86_400, 31_536_000),
+    pythonCompat: boolean(env, "PYTHON_COMPAT"),
+    allowedOrigins: origins(env, "ALLOWED_ORIGINS"),
+    maxBodyBytes: positiveInteger(env, "MAX_BODY_BYTES", 1_048_576, 6_291_456),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "INFO"),
+    inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
+    isOffline,
+  };
+}

@@ -1,0 +1,111 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { HttpRequest } from "./event.js";
+
+/** A request the HTTP rules refuse: answered with this status and a JSON-RPC error. */
+export interface Refusal {
+  status: number;
+  code: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+export interface RuleSettings {
+  maxBodyBytes: number;
+  allowedOrigins: readonly string[];
+  /** Under `serverless offline` the Host header is checked too (DNS rebinding). */
+  checkHost: boolean;
+}
+
+const INVALID_REQUEST = -32600;
+const LOCAL_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+function hostnameOf(hostHeader: string): string {
+  const trimmed = hostHeader.trim().toLowerCase();
+  if (trimmed.startsWith("[")) return trimmed.slice(0, trimmed.indexOf("]") + 1);
+  return trimmed.split(":")[0] ?? "";
+}
+
+export function isOriginAllowed(origin: string, allowedOrigins: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if ((url.protocol === "http:" || url.protocol === "https:") && LOCAL_HOSTNAMES.has(url.hostname))
+    return true;
+  return allowedOrigins.includes("*") || allowedOrigins.includes(url.origin);
+}
+
+export function isHostAllowed(host: string | undefined): boolean {
+  return host === undefined || LOCAL_HOSTNAMES.has(hostnameOf(host));
+}
+
+/** The origin/host rule: a browser page on a foreign origin (or a rebinding DNS name locally) is refused. */
+export function refuseForeignOrigin(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
+  const origin = request.headers.origin;
+  if (origin !== undefined && !isOriginAllowed(origin, settings.allowedOrigins)) {
+    return { status: 403, code: INVALID_REQUEST, message: `Forbidden: origin ${origin} is not allowed` };
+  }
+  if (settings.checkHost && !isHostAllowed(request.headers.host)) {
+    return { status: 403, code: INVALID_REQUEST, message: "Forbidden: host is not allowed" };
+  }
+  return undefined;
+}
+
+export function refuseOversizeBody(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
+  if (request.bodyBytes <= settings.maxBodyBytes) return undefined;
+  return {
+    status: 413,
+    code: INVALID_REQUEST,
+    message: `Request body too large: ${request.bodyBytes} bytes, the limit is ${settings.maxBodyBytes} bytes (MAX_BODY_BYTES)`,
+  };
+}
+
+export function isJsonMediaType(contentType: string): boolean {
+  const mediaType = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  return mediaType === "application/json" || /^application\/[^/\s]+\+json$/.test(mediaType);
+}
+
+/** Reads `Accept` as media ranges: `application/json`, `application/*` or `*\/*` with q > 0 admit JSON. */
+export function acceptsJson(accept: string): boolean {
+  return accept.split(",").some((range) => {
+    const [type = "", ...parameters] = range.split(";").map((part) => part.trim().toLowerCase());
+    const quality = parameters.find((parameter) => /^q\s*=/.test(parameter));
+    if (quality !== undefined && !(Number(quality.split("=")[1]) > 0)) return false;
+    return type === "application/json" || type === "application/*" || type === "*/*";
+  });
+}
+
+function present(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== "";
+}
+
+/** The header rules for `POST /mcp`, in the contract's order, after size, origin and method. */
+export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
+  const contentType = request.headers["content-type"];
+  if (present(contentType) && !isJsonMediaType(contentType)) {
+    return {
+      status: 415,
+      code: INVALID_REQUEST,
+      message: `Unsupported Media Type: Content-Type must be application/json, not ${contentType}`,
+    };
+  }
+  const accept = request.headers.accept;
+  if (present(accept) && !acceptsJson(accept)) {
+    return {
+      status: 406,
+      code: INVALID_REQUEST,
+      message: "Not Acceptable: the client must accept application/json",
+    };
+  }
+  const version = request.headers["mcp-protocol-version"];
+  if (present(version) && !SUPPORTED_PROTOCOL_VERSIONS.includes(version.trim())) {
+    return {
+      status: 400,
+      code: INVALID_REQUEST,
+      message: `Bad Request: unsupported MCP-Protocol-Version ${version}; supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    };
+  }
+  return undefined;
+}

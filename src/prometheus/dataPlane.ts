@@ -1,0 +1,206 @@
+import { ToolError } from "../errors.js";
+import { credentialsFor } from "./credentials.js";
+import { attemptSignal, sleep, timeLeft } from "./deadline.js";
+import { buildQueryString } from "./queryString.js";
+import { backoffDelay, isRetryableStatus } from "./retry.js";
+
+export interface DataPlaneOptions {
+  /** Region the SigV4 signature is scoped to. */
+  region: string;
+  auth: "sigv4" | "none";
+  profile?: string | undefined;
+  /** Epoch milliseconds after which no attempt is started and the running one is aborted. */
+  deadlineAt: number;
+  signal?: AbortSignal | undefined;
+  /** Total attempts including the first (default 3). */
+  maxAttempts?: number;
+  /** Cap of a single attempt (default 30 s), further bounded by the deadline. */
+  attemptTimeoutMs?: number;
+}
+
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+
+type Fetch = typeof fetch;
+const signedFetchers = new Map<string, Promise<Fetch>>();
+
+/** Plain fetch, or a SigV4-signing fetch per (region, profile); the signer is loaded on first use. */
+function fetcherFor(options: DataPlaneOptions): Promise<Fetch> {
+  if (options.auth === "none") return Promise.resolve(fetch);
+  const key = `${options.region}\u0000${options.profile ?? ""}`;
+  let fetcher = signedFetchers.get(key);
+  if (!fetcher) {
+    fetcher = import("aws-sigv4-fetch").then(({ createSignedFetcher }) =>
+      createSignedFetcher({
+        service: "aps",
+        region: options.region,
+        // A memoized provider: without one the signer builds a new default chain for every request.
+        credentials: credentialsFor(options.profile),
+      }),
+    );
+    signedFetchers.set(key, fetcher);
+  }
+  return fetcher;
+}
+
+/** An outcome worth another attempt, with the error to report if no attempt is left. */
+class Retryable extends Error {}
+
+/**
+ * GETs `<baseApiUrl><path>?<params>` from a Prometheus HTTP API and returns the response's `data`.
+ * Retries network errors, 429 and 5xx within the deadline; any other failure is thrown as a ToolError.
+ */
+export async function prometheusGet(
+  baseApiUrl: string,
+  path: string,
+  params: Record<string, string | undefined>,
+  options: DataPlaneOptions,
+): Promise<unknown> {
+  const query = buildQueryString(params);
+  const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
+  const where = describeTarget(baseApiUrl, path);
+  const maxAttempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
+  const fetcher = await fetcherFor(options);
+
+  for (let attempt = 0; ; attempt++) {
+    const remaining = timeLeft(options.deadlineAt);
+    if (remaining <= 0)
+      throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
+    try {
+      return await attemptOnce(
+        fetcher,
+        url,
+        where,
+        Math.min(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, remaining),
+        options.signal,
+      );
+    } catch (error) {
+      if (!(error instanceof Retryable)) throw error;
+      const delay = backoffDelay(attempt);
+      const lastAttempt = attempt + 1 >= maxAttempts || timeLeft(options.deadlineAt) <= delay;
+      if (lastAttempt) {
+        const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+        throw new ToolError(attempt > 0 ? `${sentence} Gave up after ${attempt + 1} attempts.` : sentence);
+      }
+      try {
+        await sleep(delay, options.signal);
+      } catch {
+        throw cancelled(where);
+      }
+    }
+  }
+}
+
+async function attemptOnce(
+  fetcher: Fetch,
+  url: string,
+  where: string,
+  timeoutMs: number,
+  parent: AbortSignal | undefined,
+): Promise<unknown> {
+  const attempt = attemptSignal(timeoutMs, parent);
+  try {
+    let status: number;
+    let body: string;
+    try {
+      const response = await fetcher(url, {
+        method: "GET",
+        headers: { accept: "application/json" },
+        signal: attempt.signal,
+      });
+      status = response.status;
+      body = await response.text();
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      if (attempt.timedOut())
+        throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
+      if (parent?.aborted) throw cancelled(where);
+      throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
+    }
+    return interpret(status, body, where);
+  } finally {
+    attempt.dispose();
+  }
+}
+
+interface PrometheusEnvelope {
+  status?: unknown;
+  data?: unknown;
+  errorType?: unknown;
+  error?: unknown;
+  message?: unknown;
+}
+
+function interpret(status: number, body: string, where: string): unknown {
+  const envelope = parseEnvelope(body);
+  if (status >= 200 && status < 300 && envelope?.status === "success") return envelope.data;
+
+  const detail = errorDetail(envelope, body);
+  if (status === 403) {
+    throw new ToolError(
+      `Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected${detail ? `: ${detail}` : "."}`,
+    );
+  }
+  if (isRetryableStatus(status))
+    throw new Retryable(`Prometheus failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`);
+  if (typeof envelope?.errorType === "string") {
+    throw new ToolError(`Prometheus rejected the query (HTTP ${status}) ${detail}`);
+  }
+  if (status >= 200 && status < 300) {
+    throw new ToolError(
+      `Prometheus answered HTTP ${status} at ${where} without a success status: ${detail || "empty body"}`,
+    );
+  }
+  throw new ToolError(
+    `Prometheus answered HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}. Check the Prometheus URL or workspace.`,
+  );
+}
+
+function parseEnvelope(body: string): PrometheusEnvelope | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === "object" && parsed !== null ? (parsed as PrometheusEnvelope) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorDetail(envelope: PrometheusEnvelope | undefined, body: string): string {
+  if (envelope && typeof envelope.error === "string") {
+    return typeof envelope.errorType === "string"
+      ? `${envelope.errorType}: ${envelope.error}`
+      : envelope.error;
+  }
+  if (envelope && typeof envelope.message === "string") return envelope.message;
+  if (envelope && typeof (envelope as { Message?: unknown }).Message === "string") {
+    return (envelope as { Message: string }).Message;
+  }
+  const text = body.trim().replace(/\s+/g, " ");
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+function networkCause(error: unknown): string {
+  const cause =
+    error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  if (code === "ECONNREFUSED") return "connection refused (ECONNREFUSED)";
+  if (code === "ENOTFOUND") return "host not found (ENOTFOUND)";
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return `connection reset (${code})`;
+  if (code) return code;
+  if (typeof cause?.message === "string") return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function cancelled(where: string): ToolError {
+  return new ToolError(`The request to Prometheus (${where}) was cancelled before it answered.`);
+}
+
+/** Host and path for messages: never the query (long) nor userinfo (secret). */
+function describeTarget(baseApiUrl: string, path: string): string {
+  try {
+    const url = new URL(baseApiUrl);
+    return `${url.protocol}//${url.host}${url.pathname}${path}`;
+  } catch {
+    return `${baseApiUrl}${path}`;
+  }
+}

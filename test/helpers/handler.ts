@@ -1,0 +1,60 @@
+import { vi } from "vitest";
+import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "./events.js";
+
+export interface HttpResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+const CONFIG_VARIABLES = [
+  "PROMETHEUS_URL",
+  "PROMETHEUS_AUTH",
+  "AMP_ENDPOINT",
+  "PYTHON_COMPAT",
+  "ALLOWED_ORIGINS",
+  "MAX_BODY_BYTES",
+  "SESSIONS",
+  "IS_OFFLINE",
+  "IS_LOCAL",
+  "AWS_LAMBDA_FUNCTION_NAME",
+];
+
+/** Imports a fresh copy of the handler module with the given environment (config is read at import). */
+export async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
+  vi.resetModules();
+  for (const name of CONFIG_VARIABLES) delete process.env[name];
+  Object.assign(process.env, env);
+  const module = await import("../../src/handler.js");
+  return module.handler as unknown as Handler;
+}
+
+export async function callHttp(
+  handler: Handler,
+  call: HttpCall,
+  format: EventFormat = "v2",
+  remainingMs = 30_000,
+): Promise<HttpResult> {
+  return (await handler(httpEvent(format, call), lambdaContext(remainingMs))) as HttpResult;
+}
+
+export const JSON_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+export async function postMcp(
+  handler: Handler,
+  body: unknown,
+  format: EventFormat = "v2",
+  headers: Record<string, string> = JSON_HEADERS,
+): Promise<HttpResult> {
+  return callHttp(handler, { method: "POST", path: "/mcp", headers, body: JSON.stringify(body) }, format);
+}
+
+export function header(result: HttpResult, name: string): string | undefined {
+  const match = Object.keys(result.headers).find((key) => key.toLowerCase() === name.toLowerCase());
+  return match === undefined ? undefined : result.headers[match];
+}

@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import { prometheusGet } from "../../src/prometheus/dataPlane.js";
+import { ExecuteQuery, ListMetrics } from "../../tools/index.js";
+import { ToolError } from "../../tools/types.js";
+import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
+import { refusedUrl } from "../support/net.js";
+import { callTool, makeToolCall } from "../support/toolCall.js";
+
+const VECTOR = { resultType: "vector", result: [{ metric: { job: "x" }, value: [1700000000, "1"] }] };
+
+/** Runs ExecuteQuery against `url` as PROMETHEUS_URL; returns the result or the thrown error. */
+async function query(
+  url: string,
+  options: { timeoutMs?: number; signal?: AbortSignal; auth?: "sigv4" | "none" } = {},
+) {
+  const call = makeToolCall({ prometheusUrl: url, prometheusAuth: options.auth ?? "none" }, options);
+  return callTool(ExecuteQuery, { query: "up" }, call).catch((error: unknown) => error);
+}
+
+describe("data-plane faults", () => {
+  it("retries 5xx and 429, then returns the success", async () => {
+    const server = await startFaultServer([
+      { status: 503 },
+      { status: 429 },
+      { status: 200, body: successBody(VECTOR) },
+    ]);
+    try {
+      expect(await query(server.url)).toEqual(VECTOR);
+      expect(server.requests).toHaveLength(3);
+      expect(server.requests.every((r) => r.startsWith("/api/v1/query?query=up"))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("re-signs each retry (SigV4 through retries)", async () => {
+    const server = await startFaultServer([{ status: 502 }, { status: 200, body: successBody(VECTOR) }]);
+    try {
+      expect(await query(server.url, { auth: "sigv4" })).toEqual(VECTOR);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stops after a bounded number of attempts and reports the last failure", async () => {
+    const server = await startFaultServer([{ status: 500, body: errorBody("internal", "storage exploded") }]);
+    try {
+      const error = (await query(server.url)) as Error;
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error.message).toBe(
+        `Prometheus failed with HTTP 500 at ${server.url}/api/v1/query: internal: storage exploded. Gave up after 3 attempts.`,
+      );
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never retries a 400 and surfaces Prometheus's errorType and error", async () => {
+    const server = await startFaultServer([
+      {
+        status: 400,
+        body: errorBody("bad_data", 'invalid parameter "query": 1:5: parse error: unclosed left parenthesis'),
+      },
+      { status: 200, body: successBody(VECTOR) },
+    ]);
+    try {
+      const error = (await query(server.url)) as Error;
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error.message).toBe(
+        'Prometheus rejected the query (HTTP 400) bad_data: invalid parameter "query": 1:5: parse error: unclosed left parenthesis',
+      );
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never retries a 422 execution error", async () => {
+    const server = await startFaultServer([
+      { status: 422, body: errorBody("execution", "query timed out in expression evaluation") },
+    ]);
+    try {
+      expect(((await query(server.url)) as Error).message).toBe(
+        "Prometheus rejected the query (HTTP 422) execution: query timed out in expression evaluation",
+      );
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("reports a non-Prometheus 404 as a URL problem", async () => {
+    const server = await startFaultServer([{ status: 404, body: "404 page not found" }]);
+    try {
+      const error = (await callTool(
+        ListMetrics,
+        {},
+        makeToolCall({ prometheusUrl: `${server.url}/wrong/`, prometheusAuth: "none" }),
+      ).catch((e) => e)) as Error;
+      expect(error.message).toBe(
+        `Prometheus answered HTTP 404 at ${server.url}/wrong/api/v1/label/__name__/values: 404 page not found. Check the Prometheus URL or workspace.`,
+      );
+      expect(server.requests).toEqual(["/wrong/api/v1/label/__name__/values"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives up at the deadline when Prometheus never answers (and the server still closes)", async () => {
+    const server = await startFaultServer([{ hang: true }]);
+    try {
+      const started = Date.now();
+      const error = (await query(server.url, { timeoutMs: 600, auth: "sigv4" })) as Error;
+      const elapsed = Date.now() - started;
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error.message).toMatch(
+        /^Prometheus did not answer within \d+ ms \(http:\/\/127\.0\.0\.1:\d+\/api\/v1\/query\)\.$/,
+      );
+      expect(elapsed).toBeGreaterThanOrEqual(500);
+      expect(elapsed).toBeLessThan(2_000);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("bounds each attempt by the per-attempt cap and retries a timed-out attempt while time is left", async () => {
+    const server = await startFaultServer([{ hang: true }, { status: 200, body: successBody(VECTOR) }]);
+    try {
+      const data = await prometheusGet(
+        server.url,
+        "/query",
+        { query: "up" },
+        { region: "us-east-1", auth: "none", deadlineAt: Date.now() + 5_000, attemptTimeoutMs: 300 },
+      );
+      expect(data).toEqual(VECTOR);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stops at once when the caller aborts", async () => {
+    const server = await startFaultServer([{ hang: true }]);
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const started = Date.now();
+      const error = (await query(server.url, { timeoutMs: 10_000, signal: controller.signal })) as Error;
+      expect(error.message).toMatch(/was cancelled before it answered/);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("names the host and the cause when the connection is refused", async () => {
+    const url = await refusedUrl();
+    const error = (await query(url)) as Error;
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error.message).toBe(
+      `Could not reach Prometheus at ${url}/api/v1/query: connection refused (ECONNREFUSED). Gave up after 3 attempts.`,
+    );
+  });
+
+  it("rejects a 200 that is not a Prometheus success envelope", async () => {
+    const server = await startFaultServer([{ status: 200, body: "<html>login</html>" }]);
+    try {
+      expect(((await query(server.url)) as Error).message).toMatch(
+        /^Prometheus answered HTTP 200 at .* without a success status: <html>login<\/html>$/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("reports AMP's 403 as a refused signature or permission, with AMP's message", async () => {
+    const server = await startFaultServer([
+      {
+        status: 403,
+        body: {
+          message: "User: arn:aws:sts::1:assumed-role/x is not authorized to perform: aps:QueryMetrics",
+        },
+      },
+    ]);
+    try {
+      const error = (await query(server.url, { auth: "sigv4" })) as Error;
+      expect(error.message).toBe(
+        "Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected: User: arn:aws:sts::1:assumed-role/x is not authorized to perform: aps:QueryMetrics",
+      );
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});

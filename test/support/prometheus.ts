@@ -1,0 +1,186 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import { freePort } from "./net.js";
+
+/**
+ * The deterministic dataset loaded into the test Prometheus: one sample every 15 s from START to END
+ * (inclusive), at fixed epoch seconds. Sample i is at START + i * INTERVAL.
+ */
+export const DATASET = {
+  start: 1_700_000_000,
+  end: 1_700_003_600,
+  intervalSeconds: 15,
+  sampleCount: 241,
+} as const;
+
+/** Label value full of characters that need percent-encoding (space, `+`, `/`, `?`, `&`, `=`, `!'()*`). */
+export const AWKWARD_INSTANCE = "https://x y+z/path?a=1&b=(2)*'!'";
+
+/** Every series in the dataset, with its value at sample index i. */
+export const SERIES = [
+  { name: "test_requests_total", labels: { job: "api", instance: "a" }, value: (i: number) => 10 * i },
+  { name: "test_requests_total", labels: { job: "api", instance: "b" }, value: (i: number) => 4 * i },
+  { name: "test_temperature_celsius", labels: { room: "lab" }, value: (i: number) => 20 + (i % 8) * 0.5 },
+  { name: "probe_success", labels: { instance: AWKWARD_INSTANCE }, value: () => 1 },
+] as const;
+
+/** Metric names in the dataset, sorted by code point. */
+export const METRIC_NAMES = ["probe_success", "test_requests_total", "test_temperature_celsius"] as const;
+
+const FAMILIES = [
+  { family: "test_requests", type: "counter", help: "Requests served." },
+  { family: "test_temperature_celsius", type: "gauge", help: "Lab temperature." },
+  { family: "probe_success", type: "gauge", help: "Whether the probe succeeded." },
+] as const;
+
+/** The sample index in effect at epoch second t (the last sample at or before t). */
+export function sampleIndexAt(t: number): number {
+  return Math.max(
+    0,
+    Math.min(DATASET.sampleCount - 1, Math.floor((t - DATASET.start) / DATASET.intervalSeconds)),
+  );
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+/** The dataset in OpenMetrics text format, each family's series grouped and in timestamp order. */
+export function openMetricsText(): string {
+  const lines: string[] = [];
+  for (const { family, type, help } of FAMILIES) {
+    lines.push(`# HELP ${family} ${help}`, `# TYPE ${family} ${type}`);
+    for (const series of SERIES.filter((s) => s.name === family || s.name === `${family}_total`)) {
+      const labels = Object.entries(series.labels)
+        .map(([key, value]) => `${key}="${escapeLabel(value)}"`)
+        .join(",");
+      for (let i = 0; i < DATASET.sampleCount; i++) {
+        lines.push(
+          `${series.name}{${labels}} ${series.value(i)} ${DATASET.start + i * DATASET.intervalSeconds}`,
+        );
+      }
+    }
+  }
+  lines.push("# EOF");
+  return `${lines.join("\n")}\n`;
+}
+
+function onPath(binary: string): boolean {
+  return (process.env.PATH ?? "").split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, binary), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * True when `prometheus` and `promtool` are on PATH. When they are not: throws under CI (CI must never skip),
+ * otherwise prints a loud warning and returns false, for `describe.skipIf(!prometheusAvailable())`.
+ */
+export function prometheusAvailable(): boolean {
+  const missing = ["prometheus", "promtool"].filter((binary) => !onPath(binary));
+  if (missing.length === 0) return true;
+  const text = `${missing.join(" and ")} not found on PATH (Debian/Ubuntu: apt-get install prometheus)`;
+  if (process.env.CI) throw new Error(`CI must not skip the Prometheus integration tests: ${text}`);
+  const bar = "!".repeat(78);
+  console.warn(`\n${bar}\n!! SKIPPING Prometheus integration tests: ${text}\n${bar}\n`);
+  return false;
+}
+
+export interface RunningPrometheus {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (the HTTP API is under `/api/v1`). */
+  url: string;
+  /** Stops the process and deletes its data directory. */
+  close(): Promise<void>;
+}
+
+const run = promisify(execFile);
+const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * Loads the dataset with `promtool tsdb create-blocks-from openmetrics`, starts `prometheus` on
+ * 127.0.0.1 (free port, no scrape jobs, 100y retention) and resolves once `/-/ready` answers 200.
+ */
+export async function startPrometheus(): Promise<RunningPrometheus> {
+  const dir = await mkdtemp(join(tmpdir(), "prom-test-"));
+  try {
+    const dataFile = join(dir, "data.om");
+    const configFile = join(dir, "prometheus.yml");
+    const tsdb = join(dir, "tsdb");
+    await writeFile(dataFile, openMetricsText());
+    await writeFile(configFile, "global:\n  scrape_interval: 1h\nscrape_configs: []\n");
+    await run("promtool", ["tsdb", "create-blocks-from", "openmetrics", dataFile, tsdb]);
+
+    for (let tries = 1; ; tries++) {
+      const port = await freePort();
+      const child = spawn(
+        "prometheus",
+        [
+          `--config.file=${configFile}`,
+          `--storage.tsdb.path=${tsdb}`,
+          "--storage.tsdb.retention.time=100y",
+          `--web.listen-address=127.0.0.1:${port}`,
+          "--log.level=warn",
+        ],
+        { stdio: ["ignore", "ignore", "pipe"] },
+      );
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        await waitReady(url, child);
+      } catch (error) {
+        await stop(child);
+        // Another process may have taken the port between freePort() and bind: try another one.
+        if (tries < 3 && String(error).includes("address already in use")) continue;
+        throw error;
+      }
+      let closing: Promise<void> | undefined;
+      return {
+        url,
+        close() {
+          closing ??= stop(child).then(() => rm(dir, { recursive: true, force: true }));
+          return closing;
+        },
+      };
+    }
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`prometheus exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
+    }
+    try {
+      const response = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`prometheus was not ready within ${READY_TIMEOUT_MS} ms: ${stderr}`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,53 @@
+import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
+
+/** Settings as in a local run: no PROMETHEUS_URL, SigV4, us-east-1, real AMP endpoint, profiles allowed. */
+export const LOCAL_SETTINGS: ToolSettings = {
+  prometheusUrl: undefined,
+  prometheusAuth: "sigv4",
+  defaultRegion: "us-east-1",
+  ampEndpoint: undefined,
+  profileSupported: true,
+};
+
+export interface ToolCallOptions {
+  /** Milliseconds until the call's deadline (default 10 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A ToolCall as the server would build it: settings over LOCAL_SETTINGS, a deadline, an abort signal. */
+export function makeToolCall(settings: Partial<ToolSettings> = {}, options: ToolCallOptions = {}): ToolCall {
+  return {
+    settings: { ...LOCAL_SETTINGS, ...settings },
+    deadlineAt: Date.now() + (options.timeoutMs ?? 10_000),
+    signal: options.signal ?? new AbortController().signal,
+  };
+}
+
+/** Validates raw arguments with the tool's input schema (as the MCP server does), then runs it. */
+export async function callTool(tool: Tool, args: Record<string, unknown>, call: ToolCall): Promise<unknown> {
+  return tool.run(tool.inputSchema.parse(args), call);
+}
+
+/** The human-readable validation messages for raw arguments, or [] when they are valid. */
+export function validationErrors(tool: Tool, args: Record<string, unknown>): string[] {
+  const result = tool.inputSchema.safeParse(args);
+  return result.success
+    ? []
+    : result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+}
+
+/** Runs a tool that is expected to fail and returns its ToolError (any other outcome fails the test). */
+export async function toolError(
+  tool: Tool,
+  args: Record<string, unknown>,
+  call: ToolCall,
+): Promise<ToolError> {
+  try {
+    await callTool(tool, args, call);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error(`${tool.name} succeeded but was expected to fail`);
+}

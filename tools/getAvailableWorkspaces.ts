@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { AmpNotFoundError } from "../src/prometheus/ampErrors.js";
+import type { ControlPlaneOptions, WorkspaceSummary } from "../src/prometheus/controlPlane.js";
+import { listWorkspaces } from "../src/prometheus/controlPlane.js";
+import { resolveRegion, workspaceEndpoint, workspaceIdFromUrl } from "../src/prometheus/workspaces.js";
+import { readOnly, usableProfile } from "./common.js";
+import { profile, region } from "./params.js";
+import { defineTool } from "./types.js";
+
+const CONFIGURED_NOTE = "(Detected from URL - will be used automatically)";
+
+const workspaceEntry = z.object({
+  workspace_id: z.string(),
+  alias: z.string().describe('"No alias" when the workspace has none'),
+  status: z.string().describe("ACTIVE, CREATING, UPDATING, DELETING, CREATION_FAILED"),
+  prometheus_url: z.string().optional().describe("Only for ACTIVE workspaces"),
+  region: z.string(),
+  is_configured: z.boolean().describe("True for the workspace named by the configured Prometheus URL"),
+  note: z.string().optional(),
+});
+
+type WorkspaceEntry = z.output<typeof workspaceEntry>;
+
+export const GetAvailableWorkspaces = defineTool({
+  name: "GetAvailableWorkspaces",
+  description:
+    "List the Amazon Managed Prometheus workspaces in a region (id, alias, status, URL) and say which one is configured. " +
+    "Use it when no workspace is configured or you need a workspace_id for the query tools.",
+  inputSchema: z.object({ region, profile }),
+  outputSchema: z.object({
+    workspaces: z.array(workspaceEntry),
+    count: z.number().describe("Number of workspaces listed"),
+    region: z.string(),
+    requires_user_selection: z.boolean(),
+    configured_workspace_id: z.string().nullable(),
+    message: z.string(),
+  }),
+  annotations: readOnly("List AMP workspaces"),
+  async run(args, call) {
+    const chosenProfile = usableProfile(args.profile, call);
+    const awsRegion = resolveRegion(args.region, call.settings);
+    const options: ControlPlaneOptions = {
+      profile: chosenProfile,
+      endpoint: call.settings.ampEndpoint,
+      deadlineAt: call.deadlineAt,
+      signal: call.signal,
+    };
+    const configuredId = workspaceIdFromUrl(call.settings.prometheusUrl);
+    const summaries = await listWorkspaces(awsRegion, options);
+    const entries = await Promise.all(
+      summaries.map((summary) => toEntry(summary, awsRegion, configuredId, options)),
+    );
+    // Stable sort: the configured workspace first, the others in AMP's order.
+    entries.sort((a, b) => Number(b.is_configured) - Number(a.is_configured));
+    return {
+      workspaces: entries,
+      count: entries.length,
+      region: awsRegion,
+      requires_user_selection: configuredId === undefined && entries.length > 1,
+      configured_workspace_id: configuredId ?? null,
+      message: message(configuredId, entries.length, awsRegion),
+    };
+  },
+});
+
+async function toEntry(
+  summary: WorkspaceSummary,
+  awsRegion: string,
+  configuredId: string | undefined,
+  options: ControlPlaneOptions,
+): Promise<WorkspaceEntry> {
+  const isConfigured = summary.workspaceId === configuredId;
+  const url =
+    summary.status === "ACTIVE" ? await activeEndpoint(summary.workspaceId, awsRegion, options) : undefined;
+  // Key order is part of the interface: it matches the Python server's output.
+  return {
+    workspace_id: summary.workspaceId,
+    alias: summary.alias ?? "No alias",
+    status: summary.status,
+    ...(url !== undefined ? { prometheus_url: url } : {}),
+    region: awsRegion,
+    is_configured: isConfigured,
+    ...(isConfigured ? { note: CONFIGURED_NOTE } : {}),
+  };
+}
+
+/** The endpoint via the shared cache; a workspace deleted since the listing simply gets no URL. */
+async function activeEndpoint(
+  workspaceId: string,
+  awsRegion: string,
+  options: ControlPlaneOptions,
+): Promise<string | undefined> {
+  try {
+    return await workspaceEndpoint(workspaceId, awsRegion, options);
+  } catch (error) {
+    if (error instanceof AmpNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+function message(configuredId: string | undefined, count: number, awsRegion: string): string {
+  if (configuredId !== undefined) {
+    return `A workspace ID (${configuredId}) was detected in the URL and will be used automatically. You can override it by explicitly providing a workspace_id parameter.`;
+  }
+  if (count === 0) return `No workspaces found in ${awsRegion}.`;
+  if (count > 1) return "Please choose a workspace ID to use with your queries.";
+  return "Only one workspace is available. You can use it by specifying its workspace_id in your queries.";
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { findTarget, resolveRegion } from "../src/prometheus/workspaces.js";
+import { readOnly, usableProfile } from "./common.js";
+import { profile, region, workspaceId } from "./params.js";
+import { defineTool } from "./types.js";
+
+export const GetServerInfo = defineTool({
+  name: "GetServerInfo",
+  description:
+    "Show which Prometheus URL, AWS region and profile the other tools would use (for a workspace_id, its resolved URL). " +
+    "Use it to check the configuration; it runs no query.",
+  inputSchema: z.object({ workspace_id: workspaceId, region, profile }),
+  outputSchema: z.object({
+    prometheus_url: z
+      .string()
+      .nullable()
+      .describe("Prometheus server URL (without /api/v1), or null when none is configured"),
+    aws_region: z.string(),
+    aws_profile: z.string().describe('AWS profile, "default" when none'),
+    service_name: z.literal("aps"),
+  }),
+  annotations: readOnly("Show Prometheus connection settings"),
+  async run(args, call) {
+    const chosenProfile = usableProfile(args.profile, call);
+    const target = await findTarget(
+      { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
+      call.settings,
+      call,
+    );
+    return {
+      prometheus_url: target?.serverUrl ?? null,
+      aws_region: resolveRegion(args.region, call.settings),
+      aws_profile: chosenProfile ?? "default",
+      service_name: "aps" as const,
+    };
+  },
+});

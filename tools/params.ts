@@ -1,0 +1,105 @@
+import { z } from "zod";
+
+/** Shared parameter schemas. Optional ones accept an explicit null (rendered as `anyOf: [string, null]`). */
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
+const UNIX_SECONDS = /^\d+(\.\d+)?$/;
+const DURATION = /^(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/;
+const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]+$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+export const MAX_QUERY_LENGTH = 20_000;
+
+export function isRfc3339(value: string): boolean {
+  const match = RFC3339.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const offsetOk = match[9] === undefined || (Number(match[9]) <= 23 && Number(match[10]) <= 59);
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetOk
+  );
+}
+
+export function isTimestamp(value: string): boolean {
+  return UNIX_SECONDS.test(value) || isRfc3339(value);
+}
+
+/** A positive Prometheus duration (`15s`, `1m`, `1h30m`, `1d`, `500ms`) or a positive number of seconds. */
+export function isStep(value: string): boolean {
+  if (UNIX_SECONDS.test(value)) return Number(value) > 0;
+  return value !== "" && DURATION.test(value) && /[1-9]/.test(value);
+}
+
+const timestamp = (name: string) =>
+  z
+    .string()
+    .max(64, { error: `${name} is too long` })
+    .refine(isTimestamp, {
+      error: `${name} must be an RFC 3339 timestamp (e.g. 2023-11-14T22:13:20Z) or Unix seconds (e.g. 1700000000 or 1700000000.5)`,
+    });
+
+export const workspaceId = z
+  .string()
+  .max(100, { error: "workspace_id is too long" })
+  .regex(WORKSPACE_ID, {
+    error:
+      "workspace_id must be an AMP workspace id: ws- followed by letters, digits, - or _ (e.g. ws-12345678-abcd-1234-abcd-123456789012)",
+  })
+  .nullable()
+  .optional()
+  .describe(
+    "AMP workspace id (ws-…). Overrides the configured Prometheus URL. Omit to use the configured one; use GetAvailableWorkspaces to find ids.",
+  );
+
+export const region = z
+  .string()
+  .regex(REGION, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })
+  .nullable()
+  .optional()
+  .describe("AWS region (e.g. us-east-1). Defaults to the function's region (AWS_REGION).");
+
+export const profile = z
+  .string()
+  .min(1, { error: "profile must not be empty" })
+  .max(128, { error: "profile is too long" })
+  .nullable()
+  .optional()
+  .describe(
+    "AWS named profile for local runs. Not supported in AWS Lambda, where the execution role is used.",
+  );
+
+export const query = z
+  .string()
+  .max(MAX_QUERY_LENGTH, { error: `query must be at most ${MAX_QUERY_LENGTH} characters` })
+  .refine((value) => value.trim() !== "", { error: "query must not be empty" })
+  .describe("PromQL expression, e.g. sum by (job) (rate(http_requests_total[5m]))");
+
+export const time = timestamp("time")
+  .nullable()
+  .optional()
+  .describe("Evaluation time: RFC 3339 or Unix seconds. Defaults to now.");
+
+export const start = timestamp("start").describe("Start of the range: RFC 3339 or Unix seconds.");
+export const end = timestamp("end").describe("End of the range (inclusive): RFC 3339 or Unix seconds.");
+
+export const step = z
+  .string()
+  .refine(isStep, {
+    error:
+      "step must be a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds",
+  })
+  .describe("Resolution step: a Prometheus duration (15s, 1m, 1h) or seconds.");

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { ToolError } from "./types.js";
+
+/** Prometheus's `data` for /query and /query_range; extra keys (e.g. `stats`) pass through untouched. */
+export const queryData = z.looseObject({
+  resultType: z.enum(["matrix", "vector", "scalar", "string"]).describe("Shape of result"),
+  result: z.array(z.unknown()).describe("Series (matrix/vector) or [time, value] (scalar/string)"),
+});
+
+/**
+ * Checks an upstream payload against a result schema and returns it as received (not a re-built copy).
+ * A mismatch is the server's fault and is reported plainly rather than as a validation dump.
+ */
+export function expectShape<T extends z.ZodType>(schema: T, data: unknown, what: string): z.output<T> {
+  if (!schema.safeParse(data).success)
+    throw new ToolError(`Prometheus answered with an unexpected ${what} payload.`);
+  return data as z.output<T>;
+}
