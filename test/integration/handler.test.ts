@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { EVENT_FORMATS } from "../helpers/events.js";
+import { loadHandler, postMcp } from "../helpers/handler.js";
+import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import {
+  DATASET,
+  METRIC_NAMES,
+  prometheusAvailable,
+  type RunningPrometheus,
+  startPrometheus,
+} from "../support/prometheus.js";
+import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+
+// The whole path through the Lambda handler: event → HTTP rules → bridge → McpServer → tool →
+// AMP control plane (fake, signature-checked) → SigV4 proxy → real Prometheus.
+
+const REGION = "us-west-2";
+const WS = "ws-aaaaaaaa-0000-0000-0000-000000000001";
+const WS_CREATING = "ws-bbbbbbbb-0000-0000-0000-000000000002";
+
+/** Required parameters and parameter names per tool, as the Python server's schemas list them. */
+const INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
+  ExecuteQuery: { required: ["query"], properties: ["workspace_id", "query", "time", "region", "profile"] },
+  ExecuteRangeQuery: {
+    required: ["query", "start", "end", "step"],
+    properties: ["workspace_id", "query", "start", "end", "step", "region", "profile"],
+  },
+  ListMetrics: { required: [], properties: ["workspace_id", "region", "profile"] },
+  GetServerInfo: { required: [], properties: ["workspace_id", "region", "profile"] },
+  GetAvailableWorkspaces: { required: [], properties: ["region", "profile"] },
+};
+
+type Handler = Awaited<ReturnType<typeof loadHandler>>;
+
+describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against a real Prometheus", () => {
+  let prometheus: RunningPrometheus;
+  let proxy: SigV4Proxy;
+  let amp: FakeAmp;
+  let handler: Handler;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus();
+    proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
+    amp = await startFakeAmp({
+      region: REGION,
+      workspaces: [
+        { workspaceId: WS, alias: "prod", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) },
+        { workspaceId: WS_CREATING, status: "CREATING" },
+      ],
+    });
+    handler = await loadHandler({ AWS_REGION: REGION, AMP_ENDPOINT: amp.url });
+  });
+
+  afterAll(async () => {
+    await Promise.all([proxy?.close(), amp?.close(), prometheus?.close()]);
+  });
+
+  beforeEach(() => {
+    proxy.reset();
+    amp.resetCalls();
+  });
+
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    format: (typeof EVENT_FORMATS)[number] = "v2",
+  ) => {
+    const result = await postMcp(
+      handler,
+      { jsonrpc: "2.0", id: name, method: "tools/call", params: { name, arguments: args } },
+      format,
+    );
+    expect(result.statusCode).toBe(200);
+    const reply = JSON.parse(result.body);
+    expect(reply.id).toBe(name);
+    return reply.result as {
+      content: { type: string; text: string }[];
+      structuredContent?: unknown;
+      isError?: boolean;
+    };
+  };
+
+  it("tools/list returns the five tools in order with full input and output schemas", async () => {
+    const result = await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const tools = JSON.parse(result.body).result.tools as {
+      name: string;
+      description: string;
+      inputSchema: { type: string; properties: Record<string, unknown>; required?: string[] };
+      outputSchema: { type: string };
+    }[];
+    expect(tools.map((tool) => tool.name)).toStrictEqual(Object.keys(INTERFACE));
+    for (const tool of tools) {
+      const expected = INTERFACE[tool.name];
+      expect(tool.inputSchema.type).toBe("object");
+      expect(Object.keys(tool.inputSchema.properties).sort()).toStrictEqual(
+        [...(expected?.properties ?? [])].sort(),
+      );
+      expect([...(tool.inputSchema.required ?? [])].sort()).toStrictEqual(
+        [...(expected?.required ?? [])].sort(),
+      );
+      expect(tool.outputSchema.type).toBe("object");
+      expect(tool.description.length).toBeGreaterThan(40);
+    }
+  });
+
+  for (const format of EVENT_FORMATS) {
+    it(`ExecuteQuery with a workspace_id returns Prometheus's data (${format} event)`, async () => {
+      const result = await call(
+        "ExecuteQuery",
+        { workspace_id: WS, query: "test_temperature_celsius", time: String(DATASET.start + 60) },
+        format,
+      );
+      expect(result.isError).toBeUndefined();
+      const data = result.structuredContent as {
+        resultType: string;
+        result: { metric: Record<string, string>; value: [number, string] }[];
+      };
+      expect(data.resultType).toBe("vector");
+      expect(data.result.length).toBeGreaterThan(0);
+      expect(data.result.every((sample) => sample.value[0] === DATASET.start + 60)).toBe(true);
+      expect(JSON.parse(result.content[0]?.text ?? "")).toStrictEqual(data);
+      expect(result.content[0]?.text).toBe(JSON.stringify(data, null, 2));
+    });
+  }
+
+  it("a warm container makes one data-plane call per query and no DescribeWorkspace", async () => {
+    await call("ListMetrics", { workspace_id: WS });
+    proxy.reset();
+    amp.resetCalls();
+    const result = await call("ExecuteRangeQuery", {
+      workspace_id: WS,
+      query: "test_temperature_celsius",
+      start: String(DATASET.start),
+      end: String(DATASET.start + 300),
+      step: "1m",
+    });
+    expect((result.structuredContent as { resultType: string }).resultType).toBe("matrix");
+    expect(proxy.requests).toHaveLength(1);
+    expect(amp.calls.DescribeWorkspace).toBe(0);
+  });
+
+  it("ListMetrics, GetServerInfo and GetAvailableWorkspaces answer through the handler", async () => {
+    const metrics = await call("ListMetrics", { workspace_id: WS });
+    expect((metrics.structuredContent as { metrics: string[] }).metrics).toStrictEqual(
+      [...METRIC_NAMES].sort(),
+    );
+    const info = await call("GetServerInfo", { workspace_id: WS });
+    expect(info.structuredContent).toStrictEqual({
+      prometheus_url: proxy.workspaceUrl(WS).replace(/\/$/, ""),
+      aws_region: REGION,
+      aws_profile: "default",
+      service_name: "aps",
+    });
+    const workspaces = await call("GetAvailableWorkspaces", {});
+    expect(workspaces.structuredContent).toMatchObject({
+      workspaces: [
+        {
+          workspace_id: WS,
+          alias: "prod",
+          status: "ACTIVE",
+          prometheus_url: proxy.workspaceUrl(WS),
+          is_configured: false,
+        },
+        { workspace_id: WS_CREATING, alias: "No alias", status: "CREATING", is_configured: false },
+      ],
+      count: 2,
+      region: REGION,
+      requires_user_selection: true,
+      configured_workspace_id: null,
+      message: "Please choose a workspace ID to use with your queries.",
+    });
+  });
+
+  it("a PromQL syntax error comes back as the tool error with Prometheus's own text, after one call", async () => {
+    const result = await call("ExecuteQuery", { workspace_id: WS, query: "sum(rate(x[5m])" });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(/^Error executing tool ExecuteQuery: .*bad_data: .*parse error/);
+    expect(proxy.requests).toHaveLength(1);
+  });
+
+  it("a query that a substring blocklist would reject goes to Prometheus unchanged", async () => {
+    const result = await call("ExecuteQuery", {
+      workspace_id: WS,
+      query: 'probe_success{instance=~"https://.*"}',
+    });
+    expect(result.isError).toBeUndefined();
+    expect(proxy.lastRejection).toBeUndefined();
+  });
+
+  it("an unknown workspace is a tool error that says what to do", async () => {
+    const result = await call("ExecuteQuery", { workspace_id: "ws-does-not-exist", query: "up" });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(
+      /^Error executing tool ExecuteQuery: .*ws-does-not-exist.*not found/i,
+    );
+  });
+
+  it("neither workspace_id nor PROMETHEUS_URL: the Python server's exact guidance", async () => {
+    const result = await call("ListMetrics", {});
+    expect(result.content[0]?.text).toBe(
+      "Error executing tool ListMetrics: Workspace ID is required when no Prometheus URL is configured. Please use GetAvailableWorkspaces to list available workspaces and choose one.",
+    );
+  });
+});
