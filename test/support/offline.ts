@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { freePort } from "./net.js";
+
+export interface RunningOffline {
+  /** Base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  /** Everything the process printed so far (for failure messages). */
+  output(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real `serverless offline` (what `npm start` runs, there on port 3000) on free loopback ports with the given
+ * environment, and waits until `GET /health` answers.
+ */
+export async function startOffline(
+  env: Record<string, string> = {},
+  timeoutMs = 90_000,
+): Promise<RunningOffline> {
+  const [httpPort, lambdaPort] = [await freePort(), await freePort()];
+  const child: ChildProcess = spawn(
+    "node_modules/.bin/serverless",
+    [
+      "offline",
+      "start",
+      "--host",
+      "127.0.0.1",
+      "--httpPort",
+      String(httpPort),
+      "--lambdaPort",
+      String(lambdaPort),
+    ],
+    {
+      cwd: new URL("../..", import.meta.url).pathname,
+      env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off" },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let log = "";
+  child.stdout?.on("data", (chunk) => {
+    log += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    log += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${httpPort}`;
+  const close = async () => {
+    if (child.exitCode === null && child.pid !== undefined) {
+      process.kill(-child.pid, "SIGTERM");
+      const killed = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
+      if (!killed) process.kill(-child.pid, "SIGKILL");
+    }
+    await exited;
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`serverless offline exited early:\n${log}`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.status === 200) return { url, output: () => log, close };
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  await close();
+  throw new Error(`serverless offline did not answer /health within ${timeoutMs} ms:\n${log}`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
