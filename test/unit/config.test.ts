@@ -1,0 +1,106 @@
+import { describe, expect, it, vi } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+describe("configuration", () => {
+  it("defaults match the documented table", () => {
+    expect(loadConfig({})).toStrictEqual({
+      prometheusUrl: undefined,
+      prometheusAuth: "sigv4",
+      awsRegion: "us-east-1",
+      ampEndpoint: undefined,
+      sessionTable: undefined,
+      dynamodbEndpoint: undefined,
+      sessions: "optional",
+      sessionTtlSeconds: 86_400,
+      pythonCompat: false,
+      allowedOrigins: [],
+      maxBodyBytes: 1_048_576,
+      logLevel: "INFO",
+      inLambda: false,
+      isOffline: false,
+    });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PROMETHEUS_URL: "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1/",
+      PROMETHEUS_AUTH: "none",
+      AWS_REGION: "eu-central-1",
+      AMP_ENDPOINT: "http://127.0.0.1:9999",
+      SESSION_TABLE: "sessions",
+      DYNAMODB_ENDPOINT: "http://127.0.0.1:8000",
+      SESSIONS: "required",
+      SESSION_TTL_SECONDS: "60",
+      PYTHON_COMPAT: "true",
+      ALLOWED_ORIGINS: "https://a.example.com, https://b.example.com:8443/",
+      MAX_BODY_BYTES: "4096",
+      LOG_LEVEL: "debug",
+      AWS_LAMBDA_FUNCTION_NAME: "fn",
+    });
+    expect(config).toMatchObject({
+      prometheusAuth: "none",
+      awsRegion: "eu-central-1",
+      sessions: "required",
+      sessionTtlSeconds: 60,
+      pythonCompat: true,
+      allowedOrigins: ["https://a.example.com", "https://b.example.com:8443"],
+      maxBodyBytes: 4096,
+      logLevel: "DEBUG",
+      inLambda: true,
+    });
+  });
+
+  it("empty values mean unset", () => {
+    expect(loadConfig({ PROMETHEUS_URL: "", PYTHON_COMPAT: " ", MAX_BODY_BYTES: "" })).toMatchObject({
+      prometheusUrl: undefined,
+      pythonCompat: false,
+      maxBodyBytes: 1_048_576,
+    });
+  });
+
+  it("serverless offline and invoke local are not 'in Lambda'", () => {
+    expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: "fn", IS_OFFLINE: "true" }).inLambda).toBe(false);
+    expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: "fn", IS_LOCAL: "true" }).inLambda).toBe(false);
+  });
+
+  it.each([
+    ["PROMETHEUS_URL", "not a url"],
+    ["PROMETHEUS_URL", "ftp://x"],
+    ["PROMETHEUS_AUTH", "basic"],
+    ["AWS_REGION", "mars"],
+    ["AMP_ENDPOINT", "nope"],
+    ["SESSIONS", "maybe"],
+    ["SESSION_TTL_SECONDS", "-5"],
+    ["SESSION_TTL_SECONDS", "1.5"],
+    ["PYTHON_COMPAT", "sometimes"],
+    ["ALLOWED_ORIGINS", "not an origin"],
+    ["MAX_BODY_BYTES", "0"],
+    ["MAX_BODY_BYTES", "10MB"],
+    ["LOG_LEVEL", "LOUD"],
+  ])("a bad %s (%s) fails with one line naming the variable", (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain(name);
+    expect(message).toContain(JSON.stringify(value));
+    expect(message).not.toContain("\n");
+  });
+
+  it("the handler refuses to start with a bad value, with a one-line error and no stack", async () => {
+    vi.resetModules();
+    process.env.SESSIONS = "maybe";
+    try {
+      await expect(import("../../src/handler.js")).rejects.toSatisfy(
+        (error: Error) =>
+          error.stack === `ConfigError: ${error.message}` && error.message.includes("SESSIONS"),
+      );
+    } finally {
+      delete process.env.SESSIONS;
+    }
+  });
+});
