@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Expectation, mismatches, printedResult } from "./expectations.js";
+import { copyService, pool, ROOT, runSls, type SlsRun } from "./sls.js";
+
+/**
+ * `serverless invoke local -f mcp -p events/<file>` for every sample event, checked against the
+ * contract outcome recorded for it in events/expected.json.
+ */
+
+interface ExpectedFile {
+  environment: Record<string, string>;
+  events: Record<string, Expectation>;
+}
+
+const EVENTS_DIR = join(ROOT, "events");
+const expected = JSON.parse(readFileSync(join(EVENTS_DIR, "expected.json"), "utf8")) as ExpectedFile;
+const eventFiles = readdirSync(EVENTS_DIR)
+  .filter((file) => file.endsWith(".json") && file !== "expected.json")
+  .sort();
+const CONCURRENCY = Number(process.env.SLS_INVOKE_CONCURRENCY ?? 2);
+
+describe("the outcome matcher", () => {
+  const printed = printedResult(
+    `{"level":"WARN","message":"log line first"}\n${JSON.stringify(
+      {
+        statusCode: 200,
+        headers: { "Content-Type": "application/json" },
+        body: { jsonrpc: "2.0", id: 1, result: { tools: [{}, {}] } },
+      },
+      null,
+      4,
+    )}`,
+  );
+
+  it("finds the printed result after log lines", () => {
+    expect(printed).toMatchObject({ statusCode: 200, body: { id: 1 } });
+    expect(printedResult('{"level":"INFO"}\n')).toBeUndefined();
+  });
+
+  it("accepts a matching outcome", () => {
+    expect(
+      mismatches(printed, { status: 200, contentType: "application/json", jsonrpc: { id: 1, result: true } }),
+    ).toEqual([]);
+  });
+
+  it("reports every kind of mismatch", () => {
+    const found = mismatches(printed, {
+      status: 201,
+      contentType: null,
+      headers: { allow: "POST" },
+      jsonrpc: { id: "1", result: { tools: { length: 5 } } },
+    });
+    expect(found).toHaveLength(5);
+    expect(mismatches(printed, { jsonrpc: { id: 1, error: -32600 } })).not.toEqual([]);
+    expect(mismatches(printed, { batch: [{ id: 1 }] })).not.toEqual([]);
+    expect(mismatches({ jsonrpc: "2.0", id: 1, result: {} }, { direct: true, result: null })).not.toEqual([]);
+    expect(mismatches(undefined, { direct: true, result: null })).toEqual([]);
+  });
+});
+
+describe("events/expected.json", () => {
+  it("has an expectation for every event file, and an event file for every expectation", () => {
+    expect(Object.keys(expected.events).sort()).toEqual(eventFiles);
+  });
+});
+
+describe("serverless invoke local on every sample event", () => {
+  const runs = new Map<string, SlsRun>();
+  let services: { dir: string; dispose(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    services = await Promise.all(Array.from({ length: CONCURRENCY }, () => copyService()));
+    await pool(eventFiles, CONCURRENCY, async (file, slot) => {
+      const service = services[slot];
+      if (!service) throw new Error(`no service copy for slot ${slot}`);
+      const run = await runSls(["invoke", "local", "-f", "mcp", "-p", join(EVENTS_DIR, file)], {
+        cwd: service.dir,
+        env: { ...expected.environment, ...expected.events[file]?.environment },
+        timeoutMs: 90_000,
+      });
+      runs.set(file, run);
+    });
+  }, 900_000);
+
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.dispose()));
+  });
+
+  it.each(eventFiles)("%s", (file) => {
+    const run = runs.get(file);
+    const want = expected.events[file];
+    expect(run, "not run").toBeDefined();
+    expect(want, "no expectation").toBeDefined();
+    if (!run || !want) return;
+    const output = `exit ${run.code} after ${run.ms} ms\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    let printed: unknown;
+    expect(() => {
+      printed = printedResult(run.stdout);
+    }, output).not.toThrow();
+    expect(mismatches(printed, want), output).toEqual([]);
+  });
+});
