@@ -1,5 +1,5 @@
-import type { DataPlaneOptions } from "../src/prometheus/dataPlane.js";
-import type { Target } from "../src/prometheus/workspaces.js";
+import { type DataPlaneOptions, prometheusGet } from "../src/prometheus/dataPlane.js";
+import { resolveTarget, type Target } from "../src/prometheus/workspaces.js";
 import { type ToolAnnotations, type ToolCall, ToolError } from "./types.js";
 
 export const PROFILE_NOT_SUPPORTED =
@@ -12,7 +12,7 @@ export function usableProfile(profile: string | null | undefined, call: ToolCall
   return profile;
 }
 
-export function dataPlaneOptions(
+function dataPlaneOptions(
   target: Target,
   profile: string | undefined,
   call: ToolCall,
@@ -28,4 +28,27 @@ export function dataPlaneOptions(
 
 export function readOnly(title: string): ToolAnnotations {
   return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+}
+
+/** Where a data-plane tool sends its call: the arguments every such tool shares. */
+export interface WorkspaceArgs {
+  workspace_id?: string | null | undefined;
+  region?: string | null | undefined;
+  profile?: string | null | undefined;
+}
+
+/** Resolves the workspace the arguments name (or the configured URL) and GETs one Prometheus API path from it. */
+export async function getFromWorkspace(
+  args: WorkspaceArgs,
+  call: ToolCall,
+  path: string,
+  params: Record<string, string | undefined>,
+): Promise<unknown> {
+  const profile = usableProfile(args.profile, call);
+  const target = await resolveTarget(
+    { workspaceId: args.workspace_id, region: args.region, profile },
+    call.settings,
+    call,
+  );
+  return prometheusGet(target.apiUrl, path, params, dataPlaneOptions(target, profile, call));
 }

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { prometheusGet } from "../src/prometheus/dataPlane.js";
-import { resolveTarget } from "../src/prometheus/workspaces.js";
-import { dataPlaneOptions, readOnly, usableProfile } from "./common.js";
+import { getFromWorkspace, readOnly } from "./common.js";
 import { profile, query, region, time, workspaceId } from "./params.js";
 import { expectShape, queryData } from "./results.js";
 import { defineTool } from "./types.js";
@@ -15,18 +13,10 @@ export const ExecuteQuery = defineTool({
   outputSchema: queryData,
   annotations: readOnly("Run an instant PromQL query"),
   async run(args, call) {
-    const chosenProfile = usableProfile(args.profile, call);
-    const target = await resolveTarget(
-      { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
-      call.settings,
-      call,
-    );
-    const data = await prometheusGet(
-      target.apiUrl,
-      "/query",
-      { query: args.query, time: args.time ?? undefined },
-      dataPlaneOptions(target, chosenProfile, call),
-    );
+    const data = await getFromWorkspace(args, call, "/query", {
+      query: args.query,
+      time: args.time ?? undefined,
+    });
     return expectShape(queryData, data, "query result");
   },
 });

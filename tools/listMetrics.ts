@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { prometheusGet } from "../src/prometheus/dataPlane.js";
-import { resolveTarget } from "../src/prometheus/workspaces.js";
-import { dataPlaneOptions, readOnly, usableProfile } from "./common.js";
+import { getFromWorkspace, readOnly } from "./common.js";
 import { profile, region, workspaceId } from "./params.js";
 import { expectShape } from "./results.js";
 import { defineTool } from "./types.js";
@@ -17,18 +15,7 @@ export const ListMetrics = defineTool({
   outputSchema: z.object({ metrics: z.array(z.string()).describe("Metric names, sorted by code point") }),
   annotations: readOnly("List metric names"),
   async run(args, call) {
-    const chosenProfile = usableProfile(args.profile, call);
-    const target = await resolveTarget(
-      { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
-      call.settings,
-      call,
-    );
-    const data = await prometheusGet(
-      target.apiUrl,
-      "/label/__name__/values",
-      {},
-      dataPlaneOptions(target, chosenProfile, call),
-    );
+    const data = await getFromWorkspace(args, call, "/label/__name__/values", {});
     const names = [...expectShape(metricNames, data, "metric name list")];
     // Default sort compares UTF-16 code units, which is code-point order for metric names (ASCII in practice).
     return { metrics: names.sort() };
