@@ -1,4 +1,5 @@
 import { vi } from "vitest";
+import { APP_SETTINGS, RUNTIME_MARKERS } from "./configVariables.js";
 import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "./events.js";
 
 export interface HttpResult {
@@ -9,24 +10,11 @@ export interface HttpResult {
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
-const CONFIG_VARIABLES = [
-  "PROMETHEUS_URL",
-  "PROMETHEUS_AUTH",
-  "AMP_ENDPOINT",
-  "PYTHON_COMPAT",
-  "ALLOWED_ORIGINS",
-  "MAX_BODY_BYTES",
-  "SESSIONS",
-  "IS_OFFLINE",
-  "IS_LOCAL",
-  "AWS_LAMBDA_FUNCTION_NAME",
-];
-
 /** Imports a fresh copy of the handler module with the given environment (config is read at import). */
 export async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
   vi.resetModules();
-  for (const name of CONFIG_VARIABLES) delete process.env[name];
-  Object.assign(process.env, env);
+  for (const name of [...APP_SETTINGS, ...RUNTIME_MARKERS]) delete process.env[name];
+  Object.assign(process.env, { LOG_LEVEL: "SILENT", ...env });
   const module = await import("../../src/handler.js");
   return module.handler as unknown as Handler;
 }

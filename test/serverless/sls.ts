@@ -3,6 +3,7 @@ import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { APP_SETTINGS } from "../helpers/configVariables.js";
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -10,28 +11,13 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** osls' own entry point: `node <it>` is `npx serverless` without npx's start-up cost. */
 const SLS_BIN = join(ROOT, "node_modules", "serverless", "bin", "serverless.js");
 
-/** Application settings that serverless.yml reads from the shell as parameter defaults. */
-const APP_ENV = [
-  "PROMETHEUS_URL",
-  "PROMETHEUS_AUTH",
-  "AMP_ENDPOINT",
-  "PYTHON_COMPAT",
-  "ALLOWED_ORIGINS",
-  "MAX_BODY_BYTES",
-  "LOG_LEVEL",
-  "SESSIONS",
-  "SESSION_TTL_SECONDS",
-  "SESSION_TABLE",
-  "DYNAMODB_ENDPOINT",
-];
-
 /**
  * The environment for osls: offline (fake credentials, no instance metadata), none of the application
  * settings of the calling shell (so serverless.yml's defaults apply), then `extra`.
  */
 export function slsEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of APP_ENV) delete env[name];
+  for (const name of APP_SETTINGS) delete env[name];
   delete env.AWS_PROFILE;
   delete env.AWS_SESSION_TOKEN;
   return {

@@ -1,0 +1,17 @@
+/** The application's settings (README configuration table): tests clear them so the caller's shell cannot leak in. */
+export const APP_SETTINGS = [
+  "PROMETHEUS_URL",
+  "PROMETHEUS_AUTH",
+  "AMP_ENDPOINT",
+  "PYTHON_COMPAT",
+  "ALLOWED_ORIGINS",
+  "MAX_BODY_BYTES",
+  "LOG_LEVEL",
+  "SESSIONS",
+  "SESSION_TTL_SECONDS",
+  "SESSION_TABLE",
+  "DYNAMODB_ENDPOINT",
+] as const;
+
+/** Variables that tell the app where it runs (deployed Lambda, serverless offline, invoke local). */
+export const RUNTIME_MARKERS = ["IS_OFFLINE", "IS_LOCAL", "AWS_LAMBDA_FUNCTION_NAME"] as const;
