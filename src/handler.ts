@@ -11,6 +11,9 @@ import { routeOf } from "./http/route.js";
 import { handleHealth } from "./routes/health.js";
 import { dispatchClosing, handleMcp, toDirectResult } from "./routes/mcp.js";
 import { createMcpServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
+import { DynamoSessionStore } from "./sessions/dynamoStore.js";
+import { type Clock, SessionManager } from "./sessions/manager.js";
+import { MemorySessionStore } from "./sessions/memoryStore.js";
 
 /** A request still running when the Lambda has this little time left is answered `-32001`. */
 export const DEADLINE_MARGIN_MS = 500;
@@ -49,18 +52,36 @@ function deadlineOf(context: Context): number {
   return Date.now() + remaining - DEADLINE_MARGIN_MS;
 }
 
+function openBridge(clock: Clock): Promise<Bridge> {
+  return Bridge.attach(
+    createMcpServer({
+      settings: toolSettings,
+      toolFailuresAsErrors: config.pythonCompat,
+      clock,
+      onFault: reportFault,
+    }),
+  );
+}
+
 /** A fresh MCP server per request: stateless callers share no MCP state (log level, client info). */
 function openBridgeUntil(deadlineAt: number): () => Promise<Bridge> {
-  return () =>
-    Bridge.attach(
-      createMcpServer({
-        settings: toolSettings,
-        toolFailuresAsErrors: config.pythonCompat,
-        clock: { deadlineAt },
-        onFault: reportFault,
-      }),
-    );
+  return () => openBridge({ deadlineAt });
 }
+
+const sessions: SessionManager | undefined =
+  config.sessions === "off"
+    ? undefined
+    : new SessionManager({
+        store: config.sessionTable
+          ? new DynamoSessionStore({
+              tableName: config.sessionTable,
+              region: config.awsRegion,
+              endpoint: config.dynamodbEndpoint,
+            })
+          : new MemorySessionStore(),
+        ttlSeconds: config.sessionTtlSeconds,
+        openBridge,
+      });
 
 async function handleHttp(request: HttpRequest, context: Context): Promise<HttpResponse> {
   const started = performance.now();
@@ -78,6 +99,8 @@ async function handleHttp(request: HttpRequest, context: Context): Promise<HttpR
       pythonCompat: config.pythonCompat,
       deadlineAt,
       openBridge: openBridgeUntil(deadlineAt),
+      sessions,
+      sessionsRequired: config.sessions === "required",
     });
     ({ response, methods } = result);
   } else {

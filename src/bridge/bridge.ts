@@ -17,7 +17,11 @@ export interface Connectable {
   close(): Promise<void>;
 }
 
+/** Sees each forwarded request with the server's reply (before the caller's id is restored). */
+export type ReplyObserver = (request: JSONRPCRequest, reply: JSONRPCReply) => void;
+
 interface Pending {
+  request: JSONRPCRequest;
   callerId: RequestId;
   resolve: (reply: JSONRPCReply) => void;
   timer: NodeJS.Timeout;
@@ -31,6 +35,7 @@ interface Pending {
 export class Bridge {
   private nextPrivateId = 1;
   private readonly pending = new Map<number, Pending>();
+  private observer: ReplyObserver | undefined;
 
   private constructor(
     private readonly ours: InMemoryTransport,
@@ -51,9 +56,13 @@ export class Bridge {
     const privateId = this.nextPrivateId++;
     return new Promise<JSONRPCReply>((resolve) => {
       const timer = setTimeout(() => this.expire(privateId), Math.max(0, deadlineAt - Date.now()));
-      this.pending.set(privateId, { callerId: message.id, resolve, timer });
+      this.pending.set(privateId, { request: message, callerId: message.id, resolve, timer });
       this.send({ ...message, id: privateId }).catch(() => this.settle(privateId, undefined));
     });
+  }
+
+  observe(observer: ReplyObserver): void {
+    this.observer = observer;
   }
 
   async notify(message: JSONRPCNotification): Promise<void> {
@@ -106,6 +115,7 @@ export class Bridge {
     if (!entry) return;
     this.pending.delete(privateId);
     clearTimeout(entry.timer);
+    if (reply) this.observer?.(entry.request, reply);
     entry.resolve(reply ? withId(reply, entry.callerId) : fallback(entry.callerId));
   }
 }

@@ -19,6 +19,10 @@ export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 export const REQUEST_TIMEOUT = -32001;
+/** The MCP servers' code for an unknown or expired session (HTTP 404). */
+export const SESSION_NOT_FOUND = -32001;
+/** Implementation-defined server error: used for 405 and a session store that is unavailable. */
+export const SERVER_ERROR = -32000;
 
 export function errorReply(id: RequestId | null, code: number, message: string): JSONRPCErrorResponse {
   // The SDK's type has no room for `id: null`, which JSON-RPC requires when the id could not be read.

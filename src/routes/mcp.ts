@@ -1,6 +1,15 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { dispatch, type Outcome } from "../bridge/dispatch.js";
-import { INTERNAL_ERROR, type JSONRPCReply, PARSE_ERROR } from "../bridge/jsonrpc.js";
+import { completeInitialize, dispatch, type Outcome } from "../bridge/dispatch.js";
+import {
+  classify,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  type JSONRPCReply,
+  type JSONRPCRequest,
+  PARSE_ERROR,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+} from "../bridge/jsonrpc.js";
 import type { HttpRequest } from "../http/event.js";
 import {
   ALLOWED_METHODS,
@@ -19,6 +28,8 @@ import {
   refuseOversizeBody,
   refusePostHeaders,
 } from "../http/rules.js";
+import { isWellFormedSessionId, type SessionManager } from "../sessions/manager.js";
+import { SessionStoreError } from "../sessions/store.js";
 
 export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
@@ -26,6 +37,10 @@ export interface McpRouteOptions extends RuleSettings {
   deadlineAt: number;
   /** A bridge to a fresh MCP server, for this request only. */
   openBridge: () => Promise<Bridge>;
+  /** Undefined when sessions are off. */
+  sessions: SessionManager | undefined;
+  /** SESSIONS=required: a request without a session id (other than initialize) is refused. */
+  sessionsRequired: boolean;
 }
 
 /** What the handler logs about an MCP request: the JSON-RPC methods it carried. */
@@ -44,8 +59,11 @@ export async function handleMcp(request: HttpRequest, options: McpRouteOptions):
   if (refusal) return { response: refuse(refusal, cors), methods: [] };
 
   if (request.method === "OPTIONS") return { response: preflight(cors), methods: [] };
+  if (request.method === "DELETE" && options.sessions) {
+    return { response: await endSession(request, options.sessions, cors), methods: [] };
+  }
   if (request.method !== "POST") {
-    const allow = { ...cors, Allow: ALLOWED_METHODS };
+    const allow = { ...cors, Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
     return { response: jsonRpcErrorResponse(405, -32000, "Method not allowed", allow), methods: [] };
   }
   const headerRefusal = refusePostHeaders(request);
@@ -58,8 +76,114 @@ export async function handleMcp(request: HttpRequest, options: McpRouteOptions):
     return { response: parseError(error, options.pythonCompat, cors), methods: [] };
   }
   const methods = methodsOf(payload);
-  const outcome = await dispatchClosing(payload, options);
-  return { response: toHttpResponse(outcome, options.pythonCompat, cors), methods };
+  return { response: await serve(payload, request, options, cors), methods };
+}
+
+async function serve(
+  payload: unknown,
+  request: HttpRequest,
+  options: McpRouteOptions,
+  cors: Record<string, string>,
+): Promise<HttpResponse> {
+  const sessions = options.sessions;
+  const sessionId = sessionIdOf(request);
+  const initialize = initializeRequestIn(payload);
+  if (sessions && sessionId !== undefined) {
+    if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
+    if (initialize) {
+      return jsonRpcErrorResponse(
+        400,
+        INVALID_REQUEST,
+        "Bad Request: initialize must not carry an Mcp-Session-Id",
+        cors,
+      );
+    }
+    return whileStoreAnswers(cors, async () => {
+      const session = await sessions.resume(sessionId, request.principal, options.deadlineAt);
+      if (!session) return sessionNotFound(cors);
+      const outcome = await dispatch(payload, {
+        deadlineAt: options.deadlineAt,
+        bridge: async () => session.bridge,
+      });
+      await sessions.persist(session);
+      return toHttpResponse(outcome, options.pythonCompat, { ...cors, [SESSION_HEADER]: sessionId });
+    });
+  }
+  if (sessions && initialize) {
+    return whileStoreAnswers(cors, async () => {
+      const started = await sessions.initialize(
+        completeInitialize(initialize),
+        request.principal,
+        options.deadlineAt,
+      );
+      const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
+      return toHttpResponse(
+        { kind: "single", reply: started.reply, invalid: false },
+        options.pythonCompat,
+        headers,
+      );
+    });
+  }
+  if (sessions && options.sessionsRequired) {
+    return jsonRpcErrorResponse(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", cors);
+  }
+  return toHttpResponse(await dispatchClosing(payload, options), options.pythonCompat, cors);
+}
+
+const SESSION_HEADER = "Mcp-Session-Id";
+
+function sessionIdOf(request: HttpRequest): string | undefined {
+  const value = request.headers["mcp-session-id"];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function initializeRequestIn(payload: unknown): JSONRPCRequest | undefined {
+  const entry = classify(payload);
+  return entry.kind === "request" && entry.message.method === "initialize" ? entry.message : undefined;
+}
+
+async function endSession(
+  request: HttpRequest,
+  sessions: SessionManager,
+  cors: Record<string, string>,
+): Promise<HttpResponse> {
+  const sessionId = sessionIdOf(request);
+  if (sessionId === undefined) {
+    return jsonRpcErrorResponse(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", cors);
+  }
+  if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
+  return whileStoreAnswers(cors, async () =>
+    (await sessions.delete(sessionId, request.principal)) ? emptyResponse(204, cors) : sessionNotFound(cors),
+  );
+}
+
+function badSessionId(cors: Record<string, string>): HttpResponse {
+  return jsonRpcErrorResponse(
+    400,
+    INVALID_REQUEST,
+    "Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters",
+    cors,
+  );
+}
+
+function sessionNotFound(cors: Record<string, string>): HttpResponse {
+  return jsonRpcErrorResponse(404, SESSION_NOT_FOUND, "Session not found", cors);
+}
+
+/** A failing session store is 503 with Retry-After, never 404: the session may well exist. */
+async function whileStoreAnswers(
+  cors: Record<string, string>,
+  serveWithStore: () => Promise<HttpResponse>,
+): Promise<HttpResponse> {
+  try {
+    return await serveWithStore();
+  } catch (error) {
+    if (!(error instanceof SessionStoreError)) throw error;
+    return jsonRpcErrorResponse(503, SERVER_ERROR, "Session store unavailable; retry shortly", {
+      ...cors,
+      "Retry-After": "1",
+    });
+  }
 }
 
 /** Runs the payload through a bridge opened only if needed, and closes it afterwards. */

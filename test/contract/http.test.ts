@@ -77,9 +77,14 @@ for (const pythonCompat of [false, true]) {
           });
         });
 
-        it("DELETE /mcp is 405 while sessions are not implemented", async () => {
+        it("DELETE /mcp without a session id is 400", async () => {
           const result = await callHttp(handler, { method: "DELETE", path: "/mcp" }, format);
-          expect(result.statusCode).toBe(405);
+          expect(result.statusCode).toBe(400);
+          expect(JSON.parse(result.body)).toMatchObject({
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32600 },
+          });
         });
 
         it("OPTIONS /mcp is 204 with the CORS headers MCP clients need", async () => {

@@ -18,6 +18,7 @@ function expectedStatus(route: string, httpMethod: string): number {
   if (route === "other") return 404;
   if (httpMethod === "POST") return 200;
   if (httpMethod === "OPTIONS") return 204;
+  if (httpMethod === "DELETE") return 400; // no Mcp-Session-Id to end
   return 405;
 }
 

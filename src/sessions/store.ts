@@ -1,0 +1,51 @@
+/** Everything needed to rebuild a session's MCP server on any container. */
+export interface SessionRecord {
+  sessionId: string;
+  /** The `initialize` params as the server received them (partial params already completed). */
+  initializeParams: Record<string, unknown>;
+  /** Negotiated protocol version (from the initialize reply). */
+  protocolVersion: string;
+  /** Level set by `logging/setLevel`, if any. */
+  logLevel: string | undefined;
+  /** Free-form state tools may keep per session. */
+  data: Record<string, unknown>;
+  /** The authenticated caller that created the session (IAM user ARN or JWT `sub`), if any. */
+  principal: string | undefined;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds of the last write. */
+  updatedAt: number;
+  /** Epoch SECONDS after which the session is gone (the DynamoDB TTL attribute). */
+  expiresAt: number;
+  /** Bumped by every change of MCP state (not by expiry refreshes); writes are conditional on it. */
+  version: number;
+}
+
+/** The fields an update may change. */
+export type SessionChanges = Partial<Pick<SessionRecord, "logLevel" | "data" | "expiresAt" | "updatedAt">>;
+
+export type UpdateResult = "updated" | "conflict" | "missing";
+
+/** A failure of the store itself (unreachable, throttled…): answered 503, never 404. */
+export class SessionStoreError extends Error {
+  override name = "SessionStoreError";
+}
+
+export interface SessionStore {
+  /** Stores a new record; throws SessionStoreError if the id exists already. */
+  create(record: SessionRecord): Promise<void>;
+  /** A strongly consistent read; undefined when there is no such record (expired ones included: the caller checks expiry). */
+  get(sessionId: string): Promise<SessionRecord | undefined>;
+  /**
+   * Applies `changes` only if the stored version is still `expectedVersion`. `bumpVersion` says
+   * whether MCP state changed (expiry refreshes do not bump it, so warm containers need not rebuild).
+   */
+  update(
+    sessionId: string,
+    expectedVersion: number,
+    changes: SessionChanges,
+    bumpVersion: boolean,
+  ): Promise<UpdateResult>;
+  /** Removes the record; false when there was none. */
+  delete(sessionId: string): Promise<boolean>;
+}
