@@ -1,4 +1,10 @@
-import type { SessionChanges, SessionRecord, SessionStore, UpdateResult } from "./store.js";
+import {
+  type SessionChanges,
+  type SessionRecord,
+  type SessionStore,
+  SessionStoreError,
+  type UpdateResult,
+} from "./store.js";
 
 const SWEEP_EVERY = 1000;
 
@@ -10,7 +16,8 @@ export class MemorySessionStore implements SessionStore {
   constructor(private readonly now: () => number = Date.now) {}
 
   async create(record: SessionRecord): Promise<void> {
-    if (this.records.has(record.sessionId)) throw new Error(`session ${record.sessionId} exists already`);
+    if (this.records.has(record.sessionId))
+      throw new SessionStoreError(`session ${record.sessionId} exists already`);
     this.records.set(record.sessionId, structuredClone(record));
     if (++this.createsSinceSweep >= SWEEP_EVERY) this.sweepExpired();
   }

@@ -20,7 +20,8 @@ function post(
   format: (typeof EVENT_FORMATS)[number] = "v2",
   principal?: string,
 ): Promise<HttpResult> {
-  const headers = { ...JSON_HEADERS, ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId }) };
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
   return callHttp(
     handler,
     { method: "POST", path: "/mcp", headers, body: JSON.stringify(body), principal },
@@ -29,7 +30,7 @@ function post(
 }
 
 function remove(handler: Handler, sessionId?: string, principal?: string): Promise<HttpResult> {
-  const headers = sessionId === undefined ? {} : { "mcp-session-id": sessionId };
+  const headers: Record<string, string> = sessionId === undefined ? {} : { "mcp-session-id": sessionId };
   return callHttp(handler, { method: "DELETE", path: "/mcp", headers, principal });
 }
 
