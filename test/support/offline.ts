@@ -1,9 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { freePort } from "./net.js";
 
+export interface OfflinePorts {
+  httpPort: number;
+  lambdaPort: number;
+}
+
 export interface RunningOffline {
   /** Base URL, e.g. http://127.0.0.1:40123 */
   url: string;
+  /** Pass these to start another process on the same address (a restart). */
+  ports: OfflinePorts;
   /** Everything the process printed so far (for failure messages). */
   output(): string;
   close(): Promise<void>;
@@ -15,9 +22,10 @@ export interface RunningOffline {
  */
 export async function startOffline(
   env: Record<string, string> = {},
+  ports?: OfflinePorts,
   timeoutMs = 90_000,
 ): Promise<RunningOffline> {
-  const [httpPort, lambdaPort] = [await freePort(), await freePort()];
+  const { httpPort, lambdaPort } = ports ?? { httpPort: await freePort(), lambdaPort: await freePort() };
   const child: ChildProcess = spawn(
     "node_modules/.bin/serverless",
     [
@@ -59,7 +67,7 @@ export async function startOffline(
     if (child.exitCode !== null) throw new Error(`serverless offline exited early:\n${log}`);
     try {
       const response = await fetch(`${url}/health`);
-      if (response.status === 200) return { url, output: () => log, close };
+      if (response.status === 200) return { url, ports: { httpPort, lambdaPort }, output: () => log, close };
     } catch {
       // not listening yet
     }
