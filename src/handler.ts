@@ -10,9 +10,9 @@ import { type HttpResponse, jsonResponse, jsonRpcErrorResponse } from "./http/re
 import { routeOf } from "./http/route.js";
 import { handleHealth } from "./routes/health.js";
 import { dispatchClosing, handleMcp, toDirectResult } from "./routes/mcp.js";
-import { createMcpServer, SERVER_NAME, SERVER_VERSION } from "./server.js";
+import { createMcpServer, SERVER_NAME, SERVER_VERSION, type ServerState } from "./server.js";
 import { DynamoSessionStore } from "./sessions/dynamoStore.js";
-import { type Clock, SessionManager } from "./sessions/manager.js";
+import { SessionManager } from "./sessions/manager.js";
 import { MemorySessionStore } from "./sessions/memoryStore.js";
 
 /** A request still running when the Lambda has this little time left is answered `-32001`. */
@@ -52,12 +52,12 @@ function deadlineOf(context: Context): number {
   return Date.now() + remaining - DEADLINE_MARGIN_MS;
 }
 
-function openBridge(clock: Clock): Promise<Bridge> {
+function openBridge(state: ServerState): Promise<Bridge> {
   return Bridge.attach(
     createMcpServer({
       settings: toolSettings,
       toolFailuresAsErrors: config.pythonCompat,
-      clock,
+      state,
       onFault: reportFault,
     }),
   );
@@ -65,7 +65,7 @@ function openBridge(clock: Clock): Promise<Bridge> {
 
 /** A fresh MCP server per request: stateless callers share no MCP state (log level, client info). */
 function openBridgeUntil(deadlineAt: number): () => Promise<Bridge> {
-  return () => openBridge({ deadlineAt });
+  return () => openBridge({ deadlineAt, data: {} });
 }
 
 const sessions: SessionManager | undefined =

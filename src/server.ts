@@ -26,12 +26,19 @@ const INSTRUCTIONS =
   "(GetServerInfo tells), then ListMetrics to see metric names, then ExecuteQuery (one instant) or " +
   "ExecuteRangeQuery (a time series over a range).";
 
+/** What one MCP server instance reads at each tool call; a session's server keeps it across requests. */
+export interface ServerState {
+  /** Epoch ms by which the current request must be answered (updated before each request). */
+  deadlineAt: number;
+  /** Per-session state for tools; persisted with the session (a throwaway map without one). */
+  data: Record<string, unknown>;
+}
+
 export interface ServerOptions {
   settings: ToolSettings;
   /** PYTHON_COMPAT: a failed tool call becomes a JSON-RPC `-32603 Tool execution failed: …` error. */
   toolFailuresAsErrors: boolean;
-  /** Read at each tool call: epoch ms by which the current request must be answered. */
-  clock: { deadlineAt: number };
+  state: ServerState;
   /** Receives errors that are not the caller's fault (they are answered `-32603 Internal error`). */
   onFault: (error: unknown, context: string) => void;
 }
@@ -118,7 +125,8 @@ async function callTool(
   }
   const call: ToolCall = {
     settings: options.settings,
-    deadlineAt: options.clock.deadlineAt - TOOL_DEADLINE_MARGIN_MS,
+    deadlineAt: options.state.deadlineAt - TOOL_DEADLINE_MARGIN_MS,
+    sessionData: options.state.data,
     signal,
   };
   try {

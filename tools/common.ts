@@ -12,11 +12,7 @@ export function usableProfile(profile: string | null | undefined, call: ToolCall
   return profile;
 }
 
-function dataPlaneOptions(
-  target: Target,
-  profile: string | undefined,
-  call: ToolCall,
-): DataPlaneOptions {
+function dataPlaneOptions(target: Target, profile: string | undefined, call: ToolCall): DataPlaneOptions {
   return {
     region: target.region,
     auth: call.settings.prometheusAuth,

@@ -21,6 +21,11 @@ export interface ToolCall {
   deadlineAt: number;
   /** Aborted when the caller cancels the request or its deadline passes. */
   signal: AbortSignal;
+  /**
+   * State kept per MCP session and stored with it, so it survives cold starts (a throwaway map for
+   * requests without a session). Keep it small and JSON-serialisable.
+   */
+  sessionData: Record<string, unknown>;
 }
 
 export interface ToolAnnotations {

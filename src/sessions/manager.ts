@@ -1,19 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Bridge } from "../bridge/bridge.js";
 import type { JSONRPCReply, JSONRPCRequest } from "../bridge/jsonrpc.js";
+import type { ServerState } from "../server.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";
 import { WarmCache } from "./warmCache.js";
-
-/** The per-invocation deadline a session's server reads; updated before each request it serves. */
-export interface Clock {
-  deadlineAt: number;
-}
 
 export interface SessionManagerOptions {
   store: SessionStore;
   ttlSeconds: number;
-  /** Builds a fresh MCP server reading `clock`, attached to a new bridge. */
-  openBridge: (clock: Clock) => Promise<Bridge>;
+  /** Builds a fresh MCP server reading `state`, attached to a new bridge. */
+  openBridge: (state: ServerState) => Promise<Bridge>;
   /** How many sessions keep a live server in this container. */
   warmLimit?: number;
   /** Expiry refreshes are written at most this often per session. */
@@ -28,13 +24,15 @@ export interface SessionManagerOptions {
 export interface ActiveSession {
   id: string;
   bridge: Bridge;
-  clock: Clock;
+  state: ServerState;
 }
 
 interface Warm extends ActiveSession {
   version: number;
   /** A `logging/setLevel` the server accepted during the current request, to be stored. */
   pendingLogLevel: string | undefined;
+  /** `state.data` as last stored, to see whether a request changed it. */
+  storedData: string;
 }
 
 /** The spec's form of a session id: visible ASCII only; and a length no honest client exceeds. */
@@ -79,8 +77,8 @@ export class SessionManager {
     principal: string | undefined,
     deadlineAt: number,
   ): Promise<{ reply: JSONRPCReply; sessionId: string | undefined }> {
-    const clock: Clock = { deadlineAt };
-    const bridge = await this.options.openBridge(clock);
+    const state: ServerState = { deadlineAt, data: {} };
+    const bridge = await this.options.openBridge(state);
     const reply = await bridge.request(request, deadlineAt);
     if (!("result" in reply)) {
       await bridge.close();
@@ -105,7 +103,7 @@ export class SessionManager {
       await bridge.close();
       throw error;
     }
-    this.remember(record, bridge, clock);
+    this.remember(record, bridge, state);
     return { reply, sessionId: record.sessionId };
   }
 
@@ -131,24 +129,24 @@ export class SessionManager {
       if (session) this.forget(id);
       session = await this.rehydrate(record, deadlineAt);
     }
-    session.clock.deadlineAt = deadlineAt;
+    session.state.deadlineAt = deadlineAt;
     session.pendingLogLevel = undefined;
     await this.refreshExpiry(record);
     return session;
   }
 
-  /** Stores what the request changed in the session (its log level), re-applying on conflicting writes. */
+  /** Stores what the request changed in the session (log level, tools' data), re-applying on conflicting writes. */
   async persist(session: ActiveSession): Promise<void> {
     const warm = this.warm.get(session.id);
-    if (!warm || warm.pendingLogLevel === undefined) return;
-    const level = warm.pendingLogLevel;
+    if (!warm) return;
+    const changes: SessionChanges = {};
+    if (warm.pendingLogLevel !== undefined) changes.logLevel = warm.pendingLogLevel;
+    const data = JSON.stringify(warm.state.data);
+    if (data !== warm.storedData) changes.data = JSON.parse(data);
+    if (Object.keys(changes).length === 0) return;
     warm.pendingLogLevel = undefined;
-    const written = await this.change(
-      session.id,
-      warm.version,
-      { logLevel: level, updatedAt: this.now() },
-      true,
-    );
+    warm.storedData = data;
+    const written = await this.change(session.id, warm.version, { ...changes, updatedAt: this.now() }, true);
     // Re-applied over another container's change: this server lacks that change, so rebuild it next time.
     if (written?.reapplied === false) warm.version = written.version;
     else this.forget(session.id);
@@ -163,8 +161,8 @@ export class SessionManager {
   }
 
   private async rehydrate(record: SessionRecord, deadlineAt: number): Promise<Warm> {
-    const clock: Clock = { deadlineAt };
-    const bridge = await this.options.openBridge(clock);
+    const state: ServerState = { deadlineAt, data: structuredClone(record.data) };
+    const bridge = await this.options.openBridge(state);
     const replay = async (method: string, params: Record<string, unknown>) => {
       const reply = await bridge.request({ jsonrpc: "2.0", id: 0, method, params }, deadlineAt);
       if (!("result" in reply)) {
@@ -175,16 +173,17 @@ export class SessionManager {
     await replay("initialize", record.initializeParams);
     await bridge.notify({ jsonrpc: "2.0", method: "notifications/initialized" });
     if (record.logLevel !== undefined) await replay("logging/setLevel", { level: record.logLevel });
-    return this.remember(record, bridge, clock);
+    return this.remember(record, bridge, state);
   }
 
-  private remember(record: SessionRecord, bridge: Bridge, clock: Clock): Warm {
+  private remember(record: SessionRecord, bridge: Bridge, state: ServerState): Warm {
     const session: Warm = {
       id: record.sessionId,
       bridge,
-      clock,
+      state,
       version: record.version,
       pendingLogLevel: undefined,
+      storedData: JSON.stringify(state.data),
     };
     bridge.observe((request, reply) => {
       if (

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { createMcpServer } from "../../src/server.js";
+import { createMcpServer, type ServerState } from "../../src/server.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { callHttp, type HttpResult, header, JSON_HEADERS, loadHandler } from "../helpers/handler.js";
@@ -154,7 +154,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
             createMcpServer({
               settings: LOCAL_SETTINGS,
               toolFailuresAsErrors: false,
-              clock: deadline,
+              state: deadline,
               onFault: () => undefined,
             }),
           ),

@@ -107,7 +107,7 @@ function responseMismatches(actual: unknown, shape: ResponseShape, path: string)
 }
 
 /** Lower-case header name → value, from `headers` and `multiValueHeaders`. */
-function headersOf(response: Json): Record<string, string> {
+export function headersOf(response: Json): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(
     (response.multiValueHeaders ?? {}) as Record<string, unknown[]>,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Expectation, mismatches, printedResult } from "./expectations.js";
+import { type Expectation, headersOf, mismatches, printedResult } from "./expectations.js";
 import { copyService, pool, ROOT, runSls, type SlsRun } from "./sls.js";
 
 /**
@@ -20,6 +20,7 @@ const eventFiles = readdirSync(EVENTS_DIR)
   .filter((file) => file.endsWith(".json") && file !== "expected.json")
   .sort();
 const CONCURRENCY = Number(process.env.SLS_INVOKE_CONCURRENCY ?? 2);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 describe("the outcome matcher", () => {
   const printed = printedResult(
@@ -101,5 +102,27 @@ describe("serverless invoke local on every sample event", () => {
       printed = printedResult(run.stdout);
     }, output).not.toThrow();
     expect(mismatches(printed, want), output).toEqual([]);
+  });
+
+  // Sessions are on by default; invoke local has no SESSION_TABLE (serverless.yml: sessionStore=memory).
+  it.each(["v2-initialize.json", "v1-initialize-empty-params.json"])(
+    "%s opens a session: Mcp-Session-Id is a fresh UUID",
+    (file) => {
+      const run = runs.get(file);
+      expect(run, "not run").toBeDefined();
+      const printed = printedResult(run?.stdout ?? "") as Record<string, unknown> | undefined;
+      expect(printed, run?.stdout).toBeTypeOf("object");
+      const id = headersOf(printed ?? {})["mcp-session-id"];
+      expect(id, JSON.stringify(printed)).toMatch(UUID);
+      expect(id).not.toBe("5f0c1b2a-0000-4000-8000-000000000000");
+    },
+  );
+
+  it("a request without a session id stays stateless: no Mcp-Session-Id", () => {
+    const printed = printedResult(runs.get("v2-tools-list.json")?.stdout ?? "") as
+      | Record<string, unknown>
+      | undefined;
+    expect(printed).toMatchObject({ statusCode: 200 });
+    expect(headersOf(printed ?? {})).not.toHaveProperty("mcp-session-id");
   });
 });

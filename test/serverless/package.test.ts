@@ -31,6 +31,13 @@ const APS_ACTIONS = [
   "aps:ListWorkspaces",
   "aps:QueryMetrics",
 ];
+/** Single-item access to the sessions table: no Scan, no Query, no table administration. */
+const DYNAMODB_ACTIONS = [
+  "dynamodb:DeleteItem",
+  "dynamodb:GetItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+];
 /** What the framework itself grants the function: writing its own log group. */
 const FRAMEWORK_LOG_ACTIONS = [
   "logs:CreateLogGroup",
@@ -85,6 +92,74 @@ function routes(template: Template): Map<string, Json> {
   );
 }
 
+function functionEnvironment(template: Template): Json {
+  const properties = resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties ?? {};
+  return (properties.Environment as { Variables: Json }).Variables;
+}
+
+function roleStatements(template: Template): Statement[] {
+  const roles = resourcesOf(template, "AWS::IAM::Role");
+  expect(roles).toHaveLength(1);
+  const policies = (roles[0]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[];
+  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+}
+
+function isStar(resource: unknown): boolean {
+  return [resource].flat().some((entry) => entry === "*");
+}
+
+/** The logical id of the one sessions table, after checking its definition. */
+function expectSessionsTable(template: Template, stage: string): string {
+  const tables = Object.entries(template.Resources).filter(
+    ([, resource]) => resource.Type === "AWS::DynamoDB::Table",
+  );
+  expect(tables).toHaveLength(1);
+  const [logicalId, table] = tables[0] as [string, Resource];
+  expect(table.Properties).toEqual({
+    TableName: `prometheus-mcp-lambda-${stage}-sessions`,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "sessionId", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "sessionId", KeyType: "HASH" }],
+    TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+  });
+  return logicalId;
+}
+
+/**
+ * Least privilege: the six read-only aps actions (ListWorkspaces alone on "*", the rest on workspaces),
+ * the four DynamoDB item actions on the sessions table's ARN only, the framework's log actions; no
+ * wildcard action anywhere, only Allow.
+ */
+function expectLeastPrivilege(template: Template, tableId: string) {
+  const statements = roleStatements(template);
+  const actions = statements.flatMap((statement) => [statement.Action].flat());
+  for (const action of actions) expect(action).not.toContain("*");
+  expect(statements.every((statement) => statement.Effect === "Allow")).toBe(true);
+  expect(actions.filter((action) => action.startsWith("aps:")).sort()).toEqual(APS_ACTIONS);
+  expect(
+    actions
+      .filter((action) => !action.startsWith("aps:") && !action.startsWith("dynamodb:"))
+      .every((action) => FRAMEWORK_LOG_ACTIONS.includes(action)),
+  ).toBe(true);
+  for (const statement of statements) {
+    const statementActions = [statement.Action].flat();
+    if (isStar(statement.Resource)) {
+      expect(statementActions).toEqual(["aps:ListWorkspaces"]);
+    } else if (statementActions.some((action) => action.startsWith("aps:"))) {
+      expect(JSON.stringify(statement.Resource)).toContain("workspace/*");
+    }
+  }
+
+  const dynamodb = statements.filter((statement) =>
+    [statement.Action].flat().some((action) => action.startsWith("dynamodb:")),
+  );
+  expect(dynamodb).toHaveLength(1);
+  const [statement] = dynamodb as [Statement];
+  expect([statement.Action].flat().sort()).toEqual(DYNAMODB_ACTIONS);
+  expect(isStar(statement.Resource)).toBe(false);
+  expect([statement.Resource].flat()).toEqual([{ "Fn::GetAtt": [tableId, "Arn"] }]);
+}
+
 function output(run: SlsRun): string {
   return `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
 }
@@ -112,9 +187,9 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(properties.MemorySize).toBeLessThanOrEqual(1024);
   });
 
-  it("configures the application with its documented defaults", () => {
-    const properties = resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties ?? {};
-    expect((properties.Environment as { Variables: Json }).Variables).toEqual({
+  it("configures the application with its documented defaults, sessions in the stack's table", () => {
+    const tableId = expectSessionsTable(template, "dev");
+    expect(functionEnvironment(template)).toEqual({
       PROMETHEUS_URL: "",
       PROMETHEUS_AUTH: "sigv4",
       AMP_ENDPOINT: "",
@@ -124,7 +199,13 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       LOG_LEVEL: "INFO",
       SESSIONS: "optional",
       SESSION_TTL_SECONDS: "86400",
+      SESSION_TABLE: { Ref: tableId },
+      DYNAMODB_ENDPOINT: "",
     });
+  });
+
+  it("defines the sessions table: on demand, key sessionId (S), TTL on expiresAt", () => {
+    expectSessionsTable(template, "dev");
   });
 
   it("routes POST, GET and DELETE /mcp behind AWS_IAM and a public GET /health", () => {
@@ -149,30 +230,8 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(cors.AllowMethods).toEqual(expect.arrayContaining(["GET", "POST", "DELETE", "OPTIONS"]));
   });
 
-  it("grants exactly the six read-only aps actions, ListWorkspaces alone on *", () => {
-    const role = resourcesOf(template, "AWS::IAM::Role")[0]?.Properties ?? {};
-    const statements = (role.Policies as { PolicyDocument: { Statement: Statement[] } }[]).flatMap(
-      (policy) => policy.PolicyDocument.Statement,
-    );
-    const actions = statements.flatMap((statement) => [statement.Action].flat());
-    for (const action of actions) expect(action).not.toContain("*");
-    expect(statements.every((statement) => statement.Effect === "Allow")).toBe(true);
-    expect(actions.filter((action) => action.startsWith("aps:")).sort()).toEqual(APS_ACTIONS);
-    expect(
-      actions.filter((action) => !action.startsWith("aps:")).every((a) => FRAMEWORK_LOG_ACTIONS.includes(a)),
-    ).toBe(true);
-    for (const statement of statements) {
-      const statementActions = [statement.Action].flat();
-      if (
-        JSON.stringify(statement.Resource) === JSON.stringify("*") ||
-        JSON.stringify(statement.Resource) === '["*"]'
-      ) {
-        expect(statementActions).toEqual(["aps:ListWorkspaces"]);
-      } else if (statementActions.some((action) => action.startsWith("aps:"))) {
-        expect(JSON.stringify(statement.Resource)).toContain("workspace/*");
-      }
-    }
-    expect(resourcesOf(template, "AWS::DynamoDB::Table")).toEqual([]);
+  it("grants the six read-only aps actions (ListWorkspaces alone on *) and item access to the table", () => {
+    expectLeastPrivilege(template, expectSessionsTable(template, "dev"));
   });
 
   it("ships one minified ESM bundle (.mjs, AWS SDK included) that loads without a package.json", async () => {
@@ -237,6 +296,10 @@ describe("serverless package --param=auth=jwt", () => {
       expect(byKey.get(key)?.AuthorizerId, key).toBeDefined();
     }
     expect(byKey.get("GET /health")?.AuthorizationType ?? "NONE").toBe("NONE");
+
+    const tableId = expectSessionsTable(template, "dev");
+    expect(functionEnvironment(template).SESSION_TABLE).toEqual({ Ref: tableId });
+    expectLeastPrivilege(template, tableId);
   }, 120_000);
 
   it("refuses auth=jwt without an issuer", async () => {
@@ -249,6 +312,38 @@ describe("serverless package --param=auth=jwt", () => {
     const { run } = await packageTo("package-bad-auth", ["auth=none"]);
     expect(run.code).not.toBe(0);
     expect(`${run.stdout}${run.stderr}`).toContain("provider.httpApi.authorizers");
+  }, 120_000);
+});
+
+describe("serverless package --param=sessionStore=…", () => {
+  it("memory: SESSION_TABLE only from the shell (the table and its grant stay)", async () => {
+    const { run, dir } = await packageTo("package-memory", ["sessionStore=memory"]);
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    expect(functionEnvironment(template).SESSION_TABLE).toBe("");
+    expectLeastPrivilege(template, expectSessionsTable(template, "dev"));
+
+    const shell = join(service.dir, "package-memory-shell");
+    const withShell = await runSls(
+      ["package", "--package", shell, "--stage", "qa", "--param=sessionStore=memory"],
+      {
+        cwd: service.dir,
+        env: { SESSION_TABLE: "local-sessions", DYNAMODB_ENDPOINT: "http://127.0.0.1:8000" },
+      },
+    );
+    expect(withShell.code, output(withShell)).toBe(0);
+    const shellTemplate = await templateIn(shell);
+    expect(functionEnvironment(shellTemplate)).toMatchObject({
+      SESSION_TABLE: "local-sessions",
+      DYNAMODB_ENDPOINT: "http://127.0.0.1:8000",
+    });
+    expectSessionsTable(shellTemplate, "qa");
+  }, 120_000);
+
+  it("refuses an unknown sessionStore value", async () => {
+    const { run } = await packageTo("package-bad-store", ["sessionStore=redis"]);
+    expect(run.code).not.toBe(0);
+    expect(`${run.stdout}${run.stderr}`).toContain("provider.environment.SESSION_TABLE");
   }, 120_000);
 });
 

@@ -21,6 +21,7 @@ export function makeToolCall(settings: Partial<ToolSettings> = {}, options: Tool
     settings: { ...LOCAL_SETTINGS, ...settings },
     deadlineAt: Date.now() + (options.timeoutMs ?? 10_000),
     signal: options.signal ?? new AbortController().signal,
+    sessionData: {},
   };
 }
 

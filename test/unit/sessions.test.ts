@@ -3,8 +3,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { createMcpServer } from "../../src/server.js";
-import { type ActiveSession, type Clock, SessionManager } from "../../src/sessions/manager.js";
+import { createMcpServer, type ServerState } from "../../src/server.js";
+import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import type { SessionChanges, SessionStore, UpdateResult } from "../../src/sessions/store.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
@@ -30,11 +30,11 @@ function container(store: SessionStore, clock: { now: number }, warmLimit?: numb
     ttlSeconds: TTL,
     warmLimit,
     now: () => clock.now,
-    openBridge: (deadline: Clock) => {
+    openBridge: (deadline: ServerState) => {
       const server = createMcpServer({
         settings: LOCAL_SETTINGS,
         toolFailuresAsErrors: false,
-        clock: deadline,
+        state: deadline,
         onFault: () => undefined,
       });
       servers.push(server);
