@@ -124,10 +124,13 @@ export class SessionManager {
       await this.options.store.delete(id).catch(() => undefined);
       return undefined;
     }
-    let session = this.warm.get(id);
-    if (!session || session.version !== record.version) {
-      if (session) this.forget(id);
-      session = await this.rehydrate(record, deadlineAt);
+    let session = this.current(id, record);
+    if (!session) {
+      const rebuilt = await this.rehydrate(record, deadlineAt);
+      // A concurrent request may have rebuilt it meanwhile: keep that one, whose bridge may be in use.
+      session = this.current(id, record);
+      if (session) await rebuilt.bridge.close();
+      else session = this.remember(record, rebuilt.bridge, rebuilt.state);
     }
     session.state.deadlineAt = deadlineAt;
     session.pendingLogLevel = undefined;
@@ -160,7 +163,10 @@ export class SessionManager {
     return this.options.store.delete(id);
   }
 
-  private async rehydrate(record: SessionRecord, deadlineAt: number): Promise<Warm> {
+  private async rehydrate(
+    record: SessionRecord,
+    deadlineAt: number,
+  ): Promise<{ bridge: Bridge; state: ServerState }> {
     const state: ServerState = { deadlineAt, data: structuredClone(record.data) };
     const bridge = await this.options.openBridge(state);
     const replay = async (method: string, params: Record<string, unknown>) => {
@@ -173,7 +179,14 @@ export class SessionManager {
     await replay("initialize", record.initializeParams);
     await bridge.notify({ jsonrpc: "2.0", method: "notifications/initialized" });
     if (record.logLevel !== undefined) await replay("logging/setLevel", { level: record.logLevel });
-    return this.remember(record, bridge, state);
+    return { bridge, state };
+  }
+
+  /** This container's warm session for the record, if it is up to date; a stale one is dropped. */
+  private current(id: string, record: SessionRecord): Warm | undefined {
+    const session = this.warm.get(id);
+    if (session && session.version !== record.version) this.forget(id);
+    return session?.version === record.version ? session : undefined;
   }
 
   private remember(record: SessionRecord, bridge: Bridge, state: ServerState): Warm {

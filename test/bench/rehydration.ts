@@ -6,7 +6,7 @@
 //   && node test/bench/.out.mjs 300
 import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { createMcpServer, type ServerState } from "../../src/server.js";
+import { createMcpServer } from "../../src/server.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { SessionManager } from "../../src/sessions/manager.js";
 import { startDynalite } from "../support/dynalite.js";

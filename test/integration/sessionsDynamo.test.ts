@@ -2,10 +2,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { createMcpServer, type ServerState } from "../../src/server.js";
+import { createMcpServer } from "../../src/server.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { callHttp, type HttpResult, header, JSON_HEADERS, loadHandler } from "../helpers/handler.js";
+import { ignores } from "../helpers/logLevel.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
 
@@ -50,10 +51,6 @@ async function freshContainer(
   } finally {
     vi.doUnmock("../../src/server.js");
   }
-}
-
-function ignores(server: McpServer | undefined, level: string): boolean {
-  return (server?.server as unknown as { isMessageIgnored(level: string): boolean }).isMessageIgnored(level);
 }
 
 describe("sessions in DynamoDB (dynalite) across containers", () => {

@@ -7,6 +7,7 @@ import { createMcpServer, type ServerState } from "../../src/server.js";
 import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import type { SessionChanges, SessionStore, UpdateResult } from "../../src/sessions/store.js";
+import { ignores } from "../helpers/logLevel.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
 
 const TTL = 600;
@@ -16,11 +17,6 @@ const initialize = completeInitialize({
   method: "initialize",
   params: { protocolVersion: "2025-03-26", clientInfo: { name: "unit", version: "1" } },
 });
-
-/** The SDK keeps the per-session log level private; tests read it through its own predicate. */
-function ignores(server: McpServer | undefined, level: string): boolean {
-  return (server?.server as unknown as { isMessageIgnored(level: string): boolean }).isMessageIgnored(level);
-}
 
 /** A container: a manager of its own over a shared store, recording the servers it builds. */
 function container(store: SessionStore, clock: { now: number }, warmLimit?: number) {
@@ -137,6 +133,23 @@ describe("session manager", () => {
     expect(ignores(a.servers[1], "error")).toBe(true);
     await a.manager.resume(id, undefined, Date.now() + 5_000);
     expect(a.servers).toHaveLength(2);
+  });
+
+  it("concurrent first requests on a cold container all get answers, and one server stays warm", async () => {
+    const store = new MemorySessionStore();
+    const clock = { now: Date.now() };
+    const id = await start(container(store, clock).manager);
+    const cold = container(store, clock);
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const session = (await cold.manager.resume(id, undefined, Date.now() + 5_000)) as ActiveSession;
+        return send(session, { jsonrpc: "2.0", id: i, method: "tools/list" });
+      }),
+    );
+    outcomes.forEach((outcome, i) => {
+      expect(outcome).toMatchObject({ reply: { id: i, result: { tools: expect.any(Array) } } });
+    });
+    expect(cold.manager.warmCount).toBe(1);
   });
 
   it("expiry slides with use, and is written at most once a minute", async () => {
