@@ -119,7 +119,7 @@ async function callTool(
       `Unknown tool: ${name}. Available tools: ${[...toolsByName.keys()].join(", ")}`,
     );
   }
-  const parsed = tool.inputSchema.safeParse(args ?? {});
+  const parsed = tool.inputSchema.safeParse(numbersAsStrings(args ?? {}));
   if (!parsed.success) {
     return toolFailure(tool.name, `Invalid arguments: ${describeIssues(parsed.error.issues)}`, options);
   }
@@ -137,6 +137,18 @@ async function callTool(
     options.onFault(error, `tool ${tool.name}`);
     return toolFailure(tool.name, "internal error (details are in the function's log)", options);
   }
+}
+
+/**
+ * Every tool parameter is a string (the Python server's interface), but clients such as the MCP
+ * Inspector CLI send numeric-looking values (a Unix time, a step in seconds) as JSON numbers.
+ */
+function numbersAsStrings(args: Record<string, unknown>): Record<string, unknown> {
+  const entries = Object.entries(args).map(([name, value]) => [
+    name,
+    typeof value === "number" && Number.isFinite(value) ? String(value) : value,
+  ]);
+  return Object.fromEntries(entries);
 }
 
 function toolFailure(toolName: string, message: string, options: ServerOptions): CallToolResult {

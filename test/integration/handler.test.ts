@@ -178,6 +178,25 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
     expect(proxy.requests).toHaveLength(1);
   });
 
+  it("numbers are accepted where the string parameters hold times and steps (as the Inspector CLI sends them)", async () => {
+    const result = await call("ExecuteRangeQuery", {
+      workspace_id: WS,
+      query: "test_temperature_celsius",
+      start: DATASET.start,
+      end: DATASET.start + 120,
+      step: 60,
+    });
+    expect(result.isError).toBeUndefined();
+    const data = result.structuredContent as { result: { values: [number, string][] }[] };
+    expect(data.result[0]?.values.map(([t]) => t)).toStrictEqual([
+      DATASET.start,
+      DATASET.start + 60,
+      DATASET.start + 120,
+    ]);
+    const refused = await call("ExecuteQuery", { workspace_id: WS, query: "up", time: true });
+    expect(refused.isError).toBe(true);
+  });
+
   it("a query that a substring blocklist would reject goes to Prometheus unchanged", async () => {
     const result = await call("ExecuteQuery", {
       workspace_id: WS,
