@@ -4,7 +4,13 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
-import { DATASET, METRIC_NAMES, prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import {
+  DATASET,
+  METRIC_NAMES,
+  prometheusAvailable,
+  type RunningPrometheus,
+  startPrometheus,
+} from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 
 // The SDK's Client over StreamableHTTPClientTransport against `serverless offline`, for every protocol
@@ -35,80 +41,110 @@ class VersionedTransport extends StreamableHTTPClientTransport {
 
   override send(message: JSONRPCMessage, options?: Parameters<StreamableHTTPClientTransport["send"]>[1]) {
     if ("method" in message && message.method === "initialize" && message.params) {
-      return super.send({ ...message, params: { ...message.params, protocolVersion: this.version } }, options);
+      return super.send(
+        { ...message, params: { ...message.params, protocolVersion: this.version } },
+        options,
+      );
     }
     return super.send(message, options);
   }
 }
 
-describe.skipIf(!prometheusAvailable())("MCP SDK client: every protocol version, with and without sessions", () => {
-  let prometheus: RunningPrometheus;
-  let proxy: SigV4Proxy;
-  let amp: FakeAmp;
-  const servers: Record<"sessions" | "stateless", RunningOffline | undefined> = { sessions: undefined, stateless: undefined };
+describe.skipIf(!prometheusAvailable())(
+  "MCP SDK client: every protocol version, with and without sessions",
+  () => {
+    let prometheus: RunningPrometheus;
+    let proxy: SigV4Proxy;
+    let amp: FakeAmp;
+    const servers: Record<"sessions" | "stateless", RunningOffline | undefined> = {
+      sessions: undefined,
+      stateless: undefined,
+    };
 
-  beforeAll(async () => {
-    prometheus = await startPrometheus();
-    proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
-    amp = await startFakeAmp({
-      region: REGION,
-      workspaces: [{ workspaceId: WS, alias: "e2e", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) }],
+    beforeAll(async () => {
+      prometheus = await startPrometheus();
+      proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
+      amp = await startFakeAmp({
+        region: REGION,
+        workspaces: [
+          { workspaceId: WS, alias: "e2e", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) },
+        ],
+      });
+      const env = { AMP_ENDPOINT: amp.url, LOG_LEVEL: "WARN" };
+      [servers.sessions, servers.stateless] = await Promise.all([
+        startOffline({ ...env, SESSIONS: "optional" }),
+        startOffline({ ...env, SESSIONS: "off" }),
+      ]);
+    }, 180_000);
+
+    afterAll(async () => {
+      await Promise.all([servers.sessions?.close(), servers.stateless?.close()]);
+      await Promise.all([proxy?.close(), amp?.close(), prometheus?.close()]);
     });
-    const env = { AMP_ENDPOINT: amp.url, LOG_LEVEL: "WARN" };
-    [servers.sessions, servers.stateless] = await Promise.all([
-      startOffline({ ...env, SESSIONS: "optional" }),
-      startOffline({ ...env, SESSIONS: "off" }),
-    ]);
-  }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all([servers.sessions?.close(), servers.stateless?.close()]);
-    await Promise.all([proxy?.close(), amp?.close(), prometheus?.close()]);
-  });
+    for (const mode of ["sessions", "stateless"] as const) {
+      for (const version of VERSIONS) {
+        it(`${mode}, protocol ${version}: connect, list, call every tool, close`, async () => {
+          const offline = servers[mode];
+          if (!offline) throw new Error("serverless offline did not start");
+          const transport = new VersionedTransport(new URL(`${offline.url}/mcp`), version);
+          const client = new Client({ name: `e2e-${mode}`, version: "1.0.0" });
+          await client.connect(transport);
+          expect(transport.protocolVersion).toBe(version);
+          if (mode === "sessions") expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+          else expect(transport.sessionId).toBeUndefined();
 
-  for (const mode of ["sessions", "stateless"] as const) {
-    for (const version of VERSIONS) {
-      it(`${mode}, protocol ${version}: connect, list, call every tool, close`, async () => {
-        const offline = servers[mode];
-        if (!offline) throw new Error("serverless offline did not start");
-        const transport = new VersionedTransport(new URL(`${offline.url}/mcp`), version);
-        const client = new Client({ name: `e2e-${mode}`, version: "1.0.0" });
-        await client.connect(transport);
-        expect(transport.protocolVersion).toBe(version);
-        if (mode === "sessions") expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-        else expect(transport.sessionId).toBeUndefined();
+          const { tools } = await client.listTools();
+          expect(
+            Object.fromEntries(
+              tools.map((tool) => [tool.name, [...(tool.inputSchema.required ?? [])].sort()]),
+            ),
+          ).toStrictEqual(REQUIRED);
 
-        const { tools } = await client.listTools();
-        expect(Object.fromEntries(tools.map((tool) => [tool.name, [...(tool.inputSchema.required ?? [])].sort()]))).toStrictEqual(REQUIRED);
+          const workspaces = await client.callTool({ name: "GetAvailableWorkspaces", arguments: {} });
+          expect(workspaces.structuredContent).toMatchObject({
+            count: 1,
+            workspaces: [{ workspace_id: WS, status: "ACTIVE" }],
+          });
+          const info = await client.callTool({ name: "GetServerInfo", arguments: { workspace_id: WS } });
+          expect(info.structuredContent).toMatchObject({ aws_region: REGION, service_name: "aps" });
+          const metrics = await client.callTool({ name: "ListMetrics", arguments: { workspace_id: WS } });
+          expect(metrics.structuredContent).toStrictEqual({ metrics: [...METRIC_NAMES].sort() });
+          const instant = await client.callTool({
+            name: "ExecuteQuery",
+            arguments: {
+              workspace_id: WS,
+              query: "count(test_temperature_celsius)",
+              time: String(DATASET.start + 300),
+            },
+          });
+          expect(instant.structuredContent).toMatchObject({
+            resultType: "vector",
+            result: [{ value: [DATASET.start + 300, "1"] }],
+          });
+          const range = await client.callTool({
+            name: "ExecuteRangeQuery",
+            arguments: {
+              workspace_id: WS,
+              query: "count(test_temperature_celsius)",
+              start: String(DATASET.start),
+              end: String(DATASET.start + 120),
+              step: "1m",
+            },
+          });
+          expect(range.structuredContent).toMatchObject({
+            resultType: "matrix",
+            result: [{ values: expect.any(Array) }],
+          });
+          expect(
+            (range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values,
+          ).toHaveLength(3);
+          expect(proxy.lastRejection).toBeUndefined();
 
-        const workspaces = await client.callTool({ name: "GetAvailableWorkspaces", arguments: {} });
-        expect(workspaces.structuredContent).toMatchObject({ count: 1, workspaces: [{ workspace_id: WS, status: "ACTIVE" }] });
-        const info = await client.callTool({ name: "GetServerInfo", arguments: { workspace_id: WS } });
-        expect(info.structuredContent).toMatchObject({ aws_region: REGION, service_name: "aps" });
-        const metrics = await client.callTool({ name: "ListMetrics", arguments: { workspace_id: WS } });
-        expect(metrics.structuredContent).toStrictEqual({ metrics: [...METRIC_NAMES].sort() });
-        const instant = await client.callTool({
-          name: "ExecuteQuery",
-          arguments: { workspace_id: WS, query: "count(test_temperature_celsius)", time: String(DATASET.start + 300) },
-        });
-        expect(instant.structuredContent).toMatchObject({ resultType: "vector", result: [{ value: [DATASET.start + 300, "1"] }] });
-        const range = await client.callTool({
-          name: "ExecuteRangeQuery",
-          arguments: {
-            workspace_id: WS,
-            query: "count(test_temperature_celsius)",
-            start: String(DATASET.start),
-            end: String(DATASET.start + 120),
-            step: "1m",
-          },
-        });
-        expect(range.structuredContent).toMatchObject({ resultType: "matrix", result: [{ values: expect.any(Array) }] });
-        expect((range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values).toHaveLength(3);
-        expect(proxy.lastRejection).toBeUndefined();
-
-        if (mode === "sessions") await transport.terminateSession();
-        await client.close();
-      }, 60_000);
+          if (mode === "sessions") await transport.terminateSession();
+          await client.close();
+        }, 60_000);
+      }
     }
-  }
-});
+  },
+);
