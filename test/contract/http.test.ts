@@ -3,7 +3,15 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
 import { EVENT_FORMATS, httpEvent, lambdaContext } from "../helpers/events.js";
-import { callHttp, header, JSON_HEADERS, loadHandler, postMcp } from "../helpers/handler.js";
+import {
+  callHttp,
+  header,
+  JSON_HEADERS,
+  loadHandler,
+  loadHandlerCapturingServers,
+  postMcp,
+} from "../helpers/handler.js";
+import { ignores } from "../helpers/logLevel.js";
 
 type Handler = Awaited<ReturnType<typeof loadHandler>>;
 
@@ -473,35 +481,18 @@ for (const pythonCompat of [false, true]) {
 
 describe("isolation between stateless requests", () => {
   it("each request gets its own MCP server: logging/setLevel from one caller does not reach the next", async () => {
-    vi.resetModules();
-    const servers: { server: { isMessageIgnored(level: string, sessionId?: string): boolean } }[] = [];
-    vi.doMock("../../src/server.js", async (importOriginal) => {
-      const real = await importOriginal<typeof import("../../src/server.js")>();
-      return {
-        ...real,
-        createMcpServer: (options: Parameters<typeof real.createMcpServer>[0]) => {
-          const server = real.createMcpServer(options);
-          servers.push(server as never);
-          return server;
-        },
-      };
+    const { handler, servers } = await loadHandlerCapturingServers();
+    const set = await postMcp(handler, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "logging/setLevel",
+      params: { level: "emergency" },
     });
-    try {
-      const handler = (await import("../../src/handler.js")).handler as unknown as Handler;
-      const set = await postMcp(handler, {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "logging/setLevel",
-        params: { level: "emergency" },
-      });
-      expect(JSON.parse(set.body)).toStrictEqual({ jsonrpc: "2.0", id: 1, result: {} });
-      await postMcp(handler, ping(2));
-      expect(servers).toHaveLength(2);
-      expect(servers[0]?.server.isMessageIgnored("info")).toBe(true);
-      expect(servers[1]?.server.isMessageIgnored("info")).toBe(false);
-    } finally {
-      vi.doUnmock("../../src/server.js");
-    }
+    expect(JSON.parse(set.body)).toStrictEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    await postMcp(handler, ping(2));
+    expect(servers).toHaveLength(2);
+    expect(ignores(servers[0], "info")).toBe(true);
+    expect(ignores(servers[1], "info")).toBe(false);
   });
 });
 

@@ -139,6 +139,11 @@ describe.skipIf(!prometheusAvailable())(
           expect(
             (range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values,
           ).toHaveLength(3);
+          const failed = await client.callTool({
+            name: "ExecuteQuery",
+            arguments: { workspace_id: WS, query: "sum(" },
+          });
+          expect(failed.isError).toBe(true);
           expect(proxy.lastRejection).toBeUndefined();
 
           if (mode === "sessions") await transport.terminateSession();

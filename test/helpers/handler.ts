@@ -1,3 +1,4 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { vi } from "vitest";
 import { APP_SETTINGS, RUNTIME_MARKERS } from "./configVariables.js";
 import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "./events.js";
@@ -45,4 +46,28 @@ export async function postMcp(
 export function header(result: HttpResult, name: string): string | undefined {
   const match = Object.keys(result.headers).find((key) => key.toLowerCase() === name.toLowerCase());
   return match === undefined ? undefined : result.headers[match];
+}
+
+/** A fresh handler module (a new container) that also records every MCP server it builds. */
+export async function loadHandlerCapturingServers(
+  env: Record<string, string> = {},
+): Promise<{ handler: Handler; servers: McpServer[] }> {
+  const servers: McpServer[] = [];
+  vi.resetModules();
+  vi.doMock("../../src/server.js", async (importOriginal) => {
+    const real = await importOriginal<typeof import("../../src/server.js")>();
+    return {
+      ...real,
+      createMcpServer: (options: Parameters<typeof real.createMcpServer>[0]) => {
+        const server = real.createMcpServer(options);
+        servers.push(server);
+        return server;
+      },
+    };
+  });
+  try {
+    return { handler: await loadHandler(env), servers };
+  } finally {
+    vi.doUnmock("../../src/server.js");
+  }
 }

@@ -5,7 +5,14 @@ import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { createMcpServer } from "../../src/server.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
-import { callHttp, type HttpResult, header, JSON_HEADERS, loadHandler } from "../helpers/handler.js";
+import {
+  callHttp,
+  type HttpResult,
+  header,
+  JSON_HEADERS,
+  type loadHandler,
+  loadHandlerCapturingServers,
+} from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
@@ -29,30 +36,6 @@ function post(handler: Handler, body: unknown, sessionId?: string): Promise<Http
   return callHttp(handler, { method: "POST", path: "/mcp", headers, body: JSON.stringify(body) });
 }
 
-/** A fresh copy of the handler module (a new container) that records the MCP servers it builds. */
-async function freshContainer(
-  env: Record<string, string>,
-): Promise<{ handler: Handler; servers: McpServer[] }> {
-  const servers: McpServer[] = [];
-  vi.resetModules();
-  vi.doMock("../../src/server.js", async (importOriginal) => {
-    const real = await importOriginal<typeof import("../../src/server.js")>();
-    return {
-      ...real,
-      createMcpServer: (options: Parameters<typeof real.createMcpServer>[0]) => {
-        const server = real.createMcpServer(options);
-        servers.push(server);
-        return server;
-      },
-    };
-  });
-  try {
-    return { handler: await loadHandler(env), servers };
-  } finally {
-    vi.doUnmock("../../src/server.js");
-  }
-}
-
 describe("sessions in DynamoDB (dynalite) across containers", () => {
   let dynamo: Dynalite;
   let env: Record<string, string>;
@@ -72,7 +55,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
   });
 
   it("a session started in one container continues in a fresh one: tools, tool calls and log level", async () => {
-    const first = await freshContainer(env);
+    const first = await loadHandlerCapturingServers(env);
     const started = await post(first.handler, initialize);
     const id = header(started, "Mcp-Session-Id") as string;
     expect(id).toBeDefined();
@@ -86,7 +69,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     );
     expect(JSON.parse(levelSet.body)).toStrictEqual({ jsonrpc: "2.0", id: 2, result: {} });
 
-    const second = await freshContainer(env);
+    const second = await loadHandlerCapturingServers(env);
     const listed = await post(second.handler, { jsonrpc: "2.0", id: 3, method: "tools/list" }, id);
     expect(listed.statusCode).toBe(200);
     expect(header(listed, "Mcp-Session-Id")).toBe(id);
@@ -111,7 +94,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
   });
 
   it("DynamoDB unreachable: 503 with Retry-After, never 404; when it is back the session continues", async () => {
-    const { handler } = await freshContainer(env);
+    const { handler } = await loadHandlerCapturingServers(env);
     const id = header(await post(handler, initialize), "Mcp-Session-Id") as string;
     await dynamo.cutOff();
     try {
