@@ -1,0 +1,47 @@
+// The baseline of figure 2: our five tools served the way a stdio MCP server is run on Lambda by a
+// process-per-request adapter (spawn, initialize, one request, close). Bundled by the benchmark
+// build to test/bench/.out/stdioServer.mjs.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { tools } from "../../tools/index.js";
+import type { ToolSettings } from "../../tools/types.js";
+
+const settings: ToolSettings = {
+  prometheusUrl: process.env.PROMETHEUS_URL,
+  prometheusAuth: "none",
+  defaultRegion: "us-east-1",
+  ampEndpoint: undefined,
+  profileSupported: true,
+};
+
+const server = new McpServer({ name: "prometheus-mcp-stdio-baseline", version: "1.0.0" });
+for (const tool of tools) {
+  server.registerTool(
+    tool.name,
+    {
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+    },
+    async (args: Record<string, unknown>) => {
+      const result = await tool.run(args, {
+        settings,
+        deadlineAt: Date.now() + 10_000,
+        signal: AbortSignal.timeout(10_000),
+        sessionData: {},
+      });
+      return {
+        content: [{ type: "text" as const, text: JSON.stringify(result) }],
+        structuredContent: result,
+      };
+    },
+  );
+}
+
+const transport = new StdioServerTransport();
+// The process ends when the client closes stdin (as the adapter does after its one request).
+process.stdin.once("end", () => {
+  void server.close().finally(() => process.exit(0));
+});
+await server.connect(transport);
