@@ -1,10 +1,7 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { Bridge } from "../../src/bridge/bridge.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { createMcpServer } from "../../src/server.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
-import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
+import type { ActiveSession } from "../../src/sessions/manager.js";
 import {
   callHttp,
   type HttpResult,
@@ -14,8 +11,8 @@ import {
   loadHandlerCapturingServers,
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
+import { sessionContainer } from "../helpers/sessionContainer.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
-import { LOCAL_SETTINGS } from "../support/toolCall.js";
 
 type Handler = Awaited<ReturnType<typeof loadHandler>>;
 
@@ -124,21 +121,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     const clock = { now: Date.now() };
     const store = () =>
       new DynamoSessionStore({ tableName: dynamo.tableName, region: "us-east-1", endpoint: dynamo.endpoint });
-    const manager = () =>
-      new SessionManager({
-        store: store(),
-        ttlSeconds: 600,
-        now: () => clock.now,
-        openBridge: (deadline) =>
-          Bridge.attach(
-            createMcpServer({
-              settings: LOCAL_SETTINGS,
-              toolFailuresAsErrors: false,
-              state: deadline,
-              onFault: () => undefined,
-            }),
-          ),
-      });
+    const manager = () => sessionContainer(store(), { now: () => clock.now }).manager;
     const [a, b] = [manager(), manager()];
     const init = completeInitialize(initialize as never);
     const { sessionId } = await a.initialize(init, undefined, Date.now() + 5_000);

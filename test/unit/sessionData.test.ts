@@ -3,9 +3,10 @@ import { z } from "zod";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { createMcpServer } from "../../src/server.js";
-import { SessionManager } from "../../src/sessions/manager.js";
+import type { SessionManager } from "../../src/sessions/manager.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import type { SessionStore } from "../../src/sessions/store.js";
+import { sessionContainer } from "../helpers/sessionContainer.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
 
 // A tool that keeps a counter in its session's data map.
@@ -26,19 +27,7 @@ vi.mock("../../tools/index.js", () => ({
 }));
 
 function container(store: SessionStore): SessionManager {
-  return new SessionManager({
-    store,
-    ttlSeconds: 600,
-    openBridge: (state) =>
-      Bridge.attach(
-        createMcpServer({
-          settings: LOCAL_SETTINGS,
-          toolFailuresAsErrors: false,
-          state,
-          onFault: () => undefined,
-        }),
-      ),
-  });
+  return sessionContainer(store).manager;
 }
 
 async function count(manager: SessionManager, id: string): Promise<unknown> {

@@ -1,14 +1,11 @@
 import { fc, test } from "@fast-check/vitest";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
-import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { createMcpServer, type ServerState } from "../../src/server.js";
-import { type ActiveSession, SessionManager } from "../../src/sessions/manager.js";
+import type { ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import type { SessionChanges, SessionStore, UpdateResult } from "../../src/sessions/store.js";
 import { ignores } from "../helpers/logLevel.js";
-import { LOCAL_SETTINGS } from "../support/toolCall.js";
+import { sessionContainer } from "../helpers/sessionContainer.js";
 
 const TTL = 600;
 const initialize = completeInitialize({
@@ -20,24 +17,7 @@ const initialize = completeInitialize({
 
 /** A container: a manager of its own over a shared store, recording the servers it builds. */
 function container(store: SessionStore, clock: { now: number }, warmLimit?: number) {
-  const servers: McpServer[] = [];
-  const manager = new SessionManager({
-    store,
-    ttlSeconds: TTL,
-    warmLimit,
-    now: () => clock.now,
-    openBridge: (deadline: ServerState) => {
-      const server = createMcpServer({
-        settings: LOCAL_SETTINGS,
-        toolFailuresAsErrors: false,
-        state: deadline,
-        onFault: () => undefined,
-      });
-      servers.push(server);
-      return Bridge.attach(server);
-    },
-  });
-  return { manager, servers };
+  return sessionContainer(store, { ttlSeconds: TTL, warmLimit, now: () => clock.now });
 }
 
 async function start(manager: SessionManager): Promise<string> {

@@ -1,13 +1,11 @@
 // Figure 6: a session request on a fresh container (record read + server rebuilt + initialize
 // replayed) against the same request on a warm one, DynamoDB API (dynalite) on loopback. Both sides
 // read the record once: the warm side checks its version and expiry.
-import { Bridge } from "../../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../../src/bridge/dispatch.js";
-import { createMcpServer } from "../../../src/server.js";
 import { DynamoSessionStore } from "../../../src/sessions/dynamoStore.js";
-import { SessionManager } from "../../../src/sessions/manager.js";
+import type { SessionManager } from "../../../src/sessions/manager.js";
+import { sessionContainer } from "../../helpers/sessionContainer.js";
 import { startDynalite } from "../../support/dynalite.js";
-import { LOCAL_SETTINGS } from "../../support/toolCall.js";
 import type { BenchContext } from "../context.js";
 import { interleave } from "../measure.js";
 import type { Figure } from "../report.js";
@@ -21,20 +19,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       region: "us-east-1",
       endpoint: dynamo.endpoint,
     });
-    const container = () =>
-      new SessionManager({
-        store,
-        ttlSeconds: 3600,
-        openBridge: (state) =>
-          Bridge.attach(
-            createMcpServer({
-              settings: LOCAL_SETTINGS,
-              toolFailuresAsErrors: false,
-              state,
-              onFault: () => undefined,
-            }),
-          ),
-      });
+    const container = () => sessionContainer(store, { ttlSeconds: 3600 }).manager;
     const warm = container();
     const init = completeInitialize({
       jsonrpc: "2.0",
