@@ -138,6 +138,8 @@ function sessionIdOf(request: HttpRequest): string | undefined {
 }
 
 function initializeRequestIn(payload: unknown): JSONRPCRequest | undefined {
+  // A cheap look first: full classification happens once more in dispatch, for every request.
+  if ((payload as { method?: unknown } | null)?.method !== "initialize") return undefined;
   const entry = classify(payload);
   return entry.kind === "request" && entry.message.method === "initialize" ? entry.message : undefined;
 }

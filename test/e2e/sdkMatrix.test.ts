@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import {
@@ -21,14 +22,9 @@ const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as con
 const REGION = "us-east-1"; // serverless offline sets AWS_REGION to the provider's region
 const WS = "ws-cccccccc-0000-4000-8000-000000000001";
 
-/** Required parameters per tool (reference/tools.md). */
-const REQUIRED: Record<string, string[]> = {
-  ExecuteQuery: ["query"],
-  ExecuteRangeQuery: ["end", "query", "start", "step"],
-  ListMetrics: [],
-  GetServerInfo: [],
-  GetAvailableWorkspaces: [],
-};
+const REQUIRED = Object.fromEntries(
+  Object.entries(TOOL_INTERFACE).map(([name, { required }]) => [name, [...required].sort()]),
+);
 
 /** The SDK client always offers its latest version; this one offers the version under test instead. */
 class VersionedTransport extends StreamableHTTPClientTransport {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_FORMATS } from "../helpers/events.js";
 import { loadHandler, postMcp } from "../helpers/handler.js";
+import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import {
   DATASET,
@@ -17,18 +18,6 @@ import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 const REGION = "us-west-2";
 const WS = "ws-aaaaaaaa-0000-0000-0000-000000000001";
 const WS_CREATING = "ws-bbbbbbbb-0000-0000-0000-000000000002";
-
-/** Required parameters and parameter names per tool, as the Python server's schemas list them. */
-const INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
-  ExecuteQuery: { required: ["query"], properties: ["workspace_id", "query", "time", "region", "profile"] },
-  ExecuteRangeQuery: {
-    required: ["query", "start", "end", "step"],
-    properties: ["workspace_id", "query", "start", "end", "step", "region", "profile"],
-  },
-  ListMetrics: { required: [], properties: ["workspace_id", "region", "profile"] },
-  GetServerInfo: { required: [], properties: ["workspace_id", "region", "profile"] },
-  GetAvailableWorkspaces: { required: [], properties: ["region", "profile"] },
-};
 
 type Handler = Awaited<ReturnType<typeof loadHandler>>;
 
@@ -88,9 +77,9 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
       inputSchema: { type: string; properties: Record<string, unknown>; required?: string[] };
       outputSchema: { type: string };
     }[];
-    expect(tools.map((tool) => tool.name)).toStrictEqual(Object.keys(INTERFACE));
+    expect(tools.map((tool) => tool.name)).toStrictEqual(Object.keys(TOOL_INTERFACE));
     for (const tool of tools) {
-      const expected = INTERFACE[tool.name];
+      const expected = TOOL_INTERFACE[tool.name];
       expect(tool.inputSchema.type).toBe("object");
       expect(Object.keys(tool.inputSchema.properties).sort()).toStrictEqual(
         [...(expected?.properties ?? [])].sort(),

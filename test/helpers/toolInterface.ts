@@ -1,0 +1,11 @@
+/** The tools' interface existing clients depend on (reference/tools.md), in tools/list order. */
+export const TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
+  ExecuteQuery: { required: ["query"], properties: ["workspace_id", "query", "time", "region", "profile"] },
+  ExecuteRangeQuery: {
+    required: ["query", "start", "end", "step"],
+    properties: ["workspace_id", "query", "start", "end", "step", "region", "profile"],
+  },
+  ListMetrics: { required: [], properties: ["workspace_id", "region", "profile"] },
+  GetServerInfo: { required: [], properties: ["workspace_id", "region", "profile"] },
+  GetAvailableWorkspaces: { required: [], properties: ["region", "profile"] },
+};
