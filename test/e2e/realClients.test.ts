@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Finished, runToEnd } from "../support/childProcess.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import {
   DATASET,
@@ -19,36 +19,9 @@ const BASELINE = fileURLToPath(new URL("./conformance-baseline.yml", import.meta
 /** The generic scenarios that must pass (the rest need the suite's fixtures: see the baseline). */
 const REQUIRED = ["server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"];
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function npx(args: string[], timeoutMs: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["-y", "-p", NODE_22, ...args], {
-      env: { ...process.env, npm_config_loglevel: "error", npm_config_update_notifier: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      reject(new Error(`npx ${args.join(" ")} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function npx(args: string[], timeoutMs: number): Promise<Finished> {
+  const env = { ...process.env, npm_config_loglevel: "error", npm_config_update_notifier: "false" };
+  return runToEnd("npx", ["-y", "-p", NODE_22, ...args], { env, timeoutMs });
 }
 
 describe.skipIf(!prometheusAvailable())("real MCP clients against serverless offline", () => {

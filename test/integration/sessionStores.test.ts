@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import { type SessionRecord, type SessionStore, SessionStoreError } from "../../src/sessions/store.js";
+import { runOk } from "../support/childProcess.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
 
@@ -340,24 +340,9 @@ describe("DynamoSessionStore only", () => {
   });
 });
 
-function runNode(script: string, cwd: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-      cwd,
-      env: { ...process.env, NODE_OPTIONS: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolvePromise(stdout) : reject(new Error(`node exited ${code}: ${stderr}`)),
-    );
-  });
+async function runNode(script: string, cwd: string): Promise<string> {
+  const env = { ...process.env, NODE_OPTIONS: "" };
+  return (
+    await runOk(process.execPath, ["--input-type=module", "-e", script], { cwd, env, timeoutMs: 60_000 })
+  ).stdout;
 }

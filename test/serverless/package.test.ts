@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Finished, runToEnd } from "../support/childProcess.js";
 import { copyService, ROOT, runSls, type SlsRun } from "./sls.js";
 import { readZip } from "./zip.js";
 
@@ -368,31 +368,13 @@ describe("serverless package --param=sessionStore=…", () => {
   }, 120_000);
 });
 
-function runModule(
-  cwd: string,
-  source: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", source], {
-      cwd,
-      env: {
-        ...process.env,
-        LOG_LEVEL: "SILENT",
-        AWS_REGION: "us-east-1",
-        AMP_ENDPOINT: "http://127.0.0.1:9",
-        AWS_EC2_METADATA_DISABLED: "true",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function runModule(cwd: string, source: string): Promise<Finished> {
+  const env = {
+    ...process.env,
+    LOG_LEVEL: "SILENT",
+    AWS_REGION: "us-east-1",
+    AMP_ENDPOINT: "http://127.0.0.1:9",
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+  return runToEnd(process.execPath, ["--input-type=module", "-e", source], { cwd, env, timeoutMs: 60_000 });
 }

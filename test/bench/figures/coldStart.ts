@@ -1,13 +1,14 @@
 // Figure 3: cold start. Whole-process time for a fresh Node to import the deployed bundle (from the
 // real `serverless package`) and answer one `tools/list`, against a bare `node -e 0`, interleaved.
 // Also the size of the deployment zip, and (full mode) where a cold start spends its CPU.
-import { spawn } from "node:child_process";
+
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { httpEvent } from "../../helpers/events.js";
 import { slsEnv } from "../../serverless/sls.js";
 import { readZip } from "../../serverless/zip.js";
+import { runOk } from "../../support/childProcess.js";
 import type { BenchContext } from "../context.js";
 import { interleave, round } from "../measure.js";
 import type { Figure } from "../report.js";
@@ -39,30 +40,12 @@ async function packageZip(root: string, dir: string): Promise<Buffer> {
   await symlink(join(root, "node_modules"), join(service, "node_modules"), "dir");
   const out = join(dir, "package");
   const bin = join(root, "node_modules", "serverless", "bin", "serverless.js");
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "package", "--package", out], {
-      cwd: service,
-      env: slsEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let text = "";
-    child.stdout.on("data", (chunk) => {
-      text += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      text += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), PACKAGE_TIMEOUT_MS);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(text);
-      else reject(new Error(`serverless package exited with ${code ?? signal}: ${text.slice(-2000)}`));
-    });
+  const { stdout, stderr } = await runOk(process.execPath, [bin, "package", "--package", out], {
+    cwd: service,
+    env: slsEnv(),
+    timeoutMs: PACKAGE_TIMEOUT_MS,
   });
+  const output = stdout + stderr;
   try {
     return await readFile(join(out, "mcp.zip"));
   } catch {
@@ -109,24 +92,8 @@ process.exit(tools?.length === 5 ? 0 : 1);
 }
 
 /** Runs `node <args>` in `cwd` to completion; rejects on a non-zero exit or after the timeout. */
-function node(args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: coldEnv(), stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (chunk) => {
-      if (err.length < 4096) err += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
-      else reject(new Error(`node ${args.join(" ")} exited with ${code ?? signal}: ${err}`));
-    });
-  });
+async function node(args: string[], cwd: string): Promise<void> {
+  await runOk(process.execPath, args, { cwd, env: coldEnv(), timeoutMs: CHILD_TIMEOUT_MS });
 }
 
 interface ProfileNode {
