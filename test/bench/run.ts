@@ -3,9 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
-import { startFakeAmp } from "../support/fakeAmp.js";
-import { startPrometheus } from "../support/prometheus.js";
-import { startSigV4Proxy } from "../support/sigv4Proxy.js";
+import { startAmpStack } from "../support/ampStack.js";
 import { type BenchContext, type Handler, REGION, WORKSPACE_ID } from "./context.js";
 import { FIGURES } from "./figures/index.js";
 import { type Figure, markdownTable, value } from "./report.js";
@@ -25,14 +23,9 @@ Object.assign(process.env, {
 delete process.env.AWS_SESSION_TOKEN;
 delete process.env.AWS_PROFILE;
 
-const prometheus = await startPrometheus();
-const proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
-const amp = await startFakeAmp({
-  region: REGION,
-  workspaces: [
-    { workspaceId: WORKSPACE_ID, status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WORKSPACE_ID) },
-  ],
-});
+const { prometheus, proxy, amp, close } = await startAmpStack(REGION, [
+  { workspaceId: WORKSPACE_ID, status: "ACTIVE" },
+]);
 process.env.PROMETHEUS_URL = prometheus.url;
 process.env.AMP_ENDPOINT = amp.url;
 const { handler } = (await import("../../src/handler.js")) as unknown as { handler: Handler };
@@ -48,7 +41,7 @@ try {
     }
   }
 } finally {
-  await Promise.all([proxy.close(), amp.close(), prometheus.close()]);
+  await close();
 }
 
 const missed = figures.filter((f) => !f.met);

@@ -3,16 +3,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
-import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import type { FakeAmp } from "../support/fakeAmp.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
-import {
-  DATASET,
-  METRIC_NAMES,
-  prometheusAvailable,
-  type RunningPrometheus,
-  startPrometheus,
-} from "../support/prometheus.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import { DATASET, METRIC_NAMES, prometheusAvailable } from "../support/prometheus.js";
+import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 
 // The SDK's Client over StreamableHTTPClientTransport against `serverless offline`, for every protocol
 // version we support, with sessions on and off, calling each tool against the local AMP fakes: the
@@ -49,23 +44,17 @@ class VersionedTransport extends StreamableHTTPClientTransport {
 describe.skipIf(!prometheusAvailable())(
   "MCP SDK client: every protocol version, with and without sessions",
   () => {
-    let prometheus: RunningPrometheus;
     let proxy: SigV4Proxy;
     let amp: FakeAmp;
+    let stack: AmpStack;
     const servers: Record<"sessions" | "stateless", RunningOffline | undefined> = {
       sessions: undefined,
       stateless: undefined,
     };
 
     beforeAll(async () => {
-      prometheus = await startPrometheus();
-      proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
-      amp = await startFakeAmp({
-        region: REGION,
-        workspaces: [
-          { workspaceId: WS, alias: "e2e", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) },
-        ],
-      });
+      stack = await startAmpStack(REGION, [{ workspaceId: WS, alias: "e2e", status: "ACTIVE" }]);
+      ({ proxy, amp } = stack);
       const env = { AMP_ENDPOINT: amp.url, LOG_LEVEL: "WARN" };
       [servers.sessions, servers.stateless] = await Promise.all([
         startOffline({ ...env, SESSIONS: "optional" }),
@@ -75,7 +64,7 @@ describe.skipIf(!prometheusAvailable())(
 
     afterAll(async () => {
       await Promise.all([servers.sessions?.close(), servers.stateless?.close()]);
-      await Promise.all([proxy?.close(), amp?.close(), prometheus?.close()]);
+      await stack?.close();
     });
 
     for (const mode of ["sessions", "stateless"] as const) {

@@ -2,15 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_FORMATS } from "../helpers/events.js";
 import { loadHandler, postMcp } from "../helpers/handler.js";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
-import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
-import {
-  DATASET,
-  METRIC_NAMES,
-  prometheusAvailable,
-  type RunningPrometheus,
-  startPrometheus,
-} from "../support/prometheus.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import type { FakeAmp } from "../support/fakeAmp.js";
+import { DATASET, METRIC_NAMES, prometheusAvailable } from "../support/prometheus.js";
+import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 
 // The whole path through the Lambda handler: event → HTTP rules → bridge → McpServer → tool →
 // AMP control plane (fake, signature-checked) → SigV4 proxy → real Prometheus.
@@ -22,26 +17,22 @@ const WS_CREATING = "ws-bbbbbbbb-0000-0000-0000-000000000002";
 type Handler = Awaited<ReturnType<typeof loadHandler>>;
 
 describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against a real Prometheus", () => {
-  let prometheus: RunningPrometheus;
   let proxy: SigV4Proxy;
   let amp: FakeAmp;
   let handler: Handler;
+  let stack: AmpStack;
 
   beforeAll(async () => {
-    prometheus = await startPrometheus();
-    proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
-    amp = await startFakeAmp({
-      region: REGION,
-      workspaces: [
-        { workspaceId: WS, alias: "prod", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) },
-        { workspaceId: WS_CREATING, status: "CREATING" },
-      ],
-    });
+    stack = await startAmpStack(REGION, [
+      { workspaceId: WS, alias: "prod", status: "ACTIVE" },
+      { workspaceId: WS_CREATING, status: "CREATING" },
+    ]);
+    ({ proxy, amp } = stack);
     handler = await loadHandler({ AWS_REGION: REGION, AMP_ENDPOINT: amp.url });
   });
 
   afterAll(async () => {
-    await Promise.all([proxy?.close(), amp?.close(), prometheus?.close()]);
+    await stack?.close();
   });
 
   beforeEach(() => {

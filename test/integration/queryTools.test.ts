@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ExecuteQuery, ExecuteRangeQuery, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
-import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import type { FakeAmp } from "../support/fakeAmp.js";
 import { refusedUrl } from "../support/net.js";
 import {
   AWKWARD_INSTANCE,
@@ -11,7 +12,6 @@ import {
   type RunningPrometheus,
   SERIES,
   sampleIndexAt,
-  startPrometheus,
 } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
@@ -35,22 +35,18 @@ describe.skipIf(!prometheusAvailable())(
     let prometheus: RunningPrometheus;
     let proxy: SigV4Proxy;
     let amp: FakeAmp;
+    let stack: AmpStack;
 
     beforeAll(async () => {
-      prometheus = await startPrometheus();
-      proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
-      amp = await startFakeAmp({
-        region: REGION,
-        workspaces: [WS, WS_OTHER, WS_WARM].map((workspaceId) => ({
-          workspaceId,
-          status: "ACTIVE",
-          prometheusEndpoint: proxy.workspaceUrl(workspaceId),
-        })),
-      });
+      stack = await startAmpStack(
+        REGION,
+        [WS, WS_OTHER, WS_WARM].map((workspaceId) => ({ workspaceId, status: "ACTIVE" })),
+      );
+      ({ prometheus, proxy, amp } = stack);
     });
 
     afterAll(async () => {
-      await Promise.all([proxy?.close(), amp?.close(), prometheus?.close()]);
+      await stack?.close();
     });
 
     beforeEach(() => {
