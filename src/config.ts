@@ -1,6 +1,10 @@
-export type SessionMode = "optional" | "required" | "off";
-export type PrometheusAuth = "sigv4" | "none";
-export type LogLevel = "TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
+import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
+import { REGION_PATTERN } from "./prometheus/regions.js";
+
+type SessionMode = "optional" | "required" | "off";
+type PrometheusAuth = "sigv4" | "none";
+/** Powertools Logger's levels, upper case. */
+type LogLevel = (typeof LOG_LEVEL)[keyof typeof LOG_LEVEL];
 
 export interface Config {
   prometheusUrl: string | undefined;
@@ -27,8 +31,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
-const LOG_LEVELS: readonly LogLevel[] = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "SILENT"];
+const LOG_LEVELS: readonly LogLevel[] = Object.values(LOG_LEVEL);
 
 function fail(variable: string, value: string, expected: string): never {
   throw new ConfigError(`Invalid configuration: ${variable}=${JSON.stringify(value)} (expected ${expected})`);
@@ -96,7 +99,7 @@ function origins(env: Env, name: string): string[] {
 /** Reads and validates the environment once, at cold start. Throws one ConfigError line naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const awsRegion = read(env, "AWS_REGION") ?? "us-east-1";
-  if (!REGION.test(awsRegion)) fail("AWS_REGION", awsRegion, "an AWS region such as us-east-1");
+  if (!REGION_PATTERN.test(awsRegion)) fail("AWS_REGION", awsRegion, "an AWS region such as us-east-1");
   const isOffline = read(env, "IS_OFFLINE") !== undefined;
   const isLocal = read(env, "IS_LOCAL") !== undefined;
   return {
@@ -115,4 +118,17 @@ export function loadConfig(env: Env = process.env): Config {
     inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
     isOffline,
   };
+}
+
+/**
+ * The configuration of a cold start: `loadConfig(process.env)`, whose failure is one line (its stack
+ * is the message alone), so the function's log shows what to fix rather than a trace.
+ */
+export function configFromEnvironment(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof Error) error.stack = `${error.name}: ${error.message}`;
+    throw error;
+  }
 }

@@ -1,8 +1,6 @@
-import { type DataPlaneOptions, prometheusGet } from "../src/prometheus/dataPlane.js";
-import { resolveTarget, type Target } from "../src/prometheus/workspaces.js";
 import { type ToolAnnotations, type ToolCall, ToolError } from "./types.js";
 
-export const PROFILE_NOT_SUPPORTED =
+const PROFILE_NOT_SUPPORTED =
   "The profile parameter is not supported in AWS Lambda: the function's execution role provides the AWS credentials. Call the tool again without profile.";
 
 /** The profile to use, or undefined; refuses a profile where no credentials file exists (a deployed Lambda). */
@@ -10,16 +8,6 @@ export function usableProfile(profile: string | null | undefined, call: ToolCall
   if (profile === null || profile === undefined) return undefined;
   if (!call.settings.profileSupported) throw new ToolError(PROFILE_NOT_SUPPORTED);
   return profile;
-}
-
-function dataPlaneOptions(target: Target, profile: string | undefined, call: ToolCall): DataPlaneOptions {
-  return {
-    region: target.region,
-    auth: call.settings.prometheusAuth,
-    profile,
-    deadlineAt: call.deadlineAt,
-    signal: call.signal,
-  };
 }
 
 export function readOnly(title: string): ToolAnnotations {
@@ -41,10 +29,10 @@ export async function getFromWorkspace(
   params: Record<string, string | undefined>,
 ): Promise<unknown> {
   const profile = usableProfile(args.profile, call);
-  const target = await resolveTarget(
+  const { upstream, context } = call;
+  const target = await upstream.workspaces.resolve(
     { workspaceId: args.workspace_id, region: args.region, profile },
-    call.settings,
-    call,
+    context,
   );
-  return prometheusGet(target.apiUrl, path, params, dataPlaneOptions(target, profile, call));
+  return upstream.dataPlane.get(target.apiUrl, path, params, { region: target.region, profile, context });
 }

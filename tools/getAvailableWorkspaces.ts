@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { AmpNotFoundError } from "../src/prometheus/ampErrors.js";
-import type { ControlPlaneOptions, WorkspaceSummary } from "../src/prometheus/controlPlane.js";
-import { listWorkspaces } from "../src/prometheus/controlPlane.js";
-import { resolveRegion, workspaceEndpoint, workspaceIdFromUrl } from "../src/prometheus/workspaces.js";
+import type { AmpCallOptions, WorkspaceSummary } from "../src/prometheus/controlPlane.js";
+import { resolveRegion, workspaceIdFromUrl } from "../src/prometheus/workspaces.js";
 import { readOnly, usableProfile } from "./common.js";
 import { profile, region } from "./params.js";
-import { defineTool } from "./types.js";
+import { defineTool, type ToolCall } from "./types.js";
 
 const CONFIGURED_NOTE = "(Detected from URL - will be used automatically)";
 
@@ -37,18 +36,12 @@ export const GetAvailableWorkspaces = defineTool({
   }),
   annotations: readOnly("List AMP workspaces"),
   async run(args, call) {
-    const chosenProfile = usableProfile(args.profile, call);
     const awsRegion = resolveRegion(args.region, call.settings);
-    const options: ControlPlaneOptions = {
-      profile: chosenProfile,
-      endpoint: call.settings.ampEndpoint,
-      deadlineAt: call.deadlineAt,
-      signal: call.signal,
-    };
+    const options: AmpCallOptions = { region: awsRegion, profile: usableProfile(args.profile, call) };
     const configuredId = workspaceIdFromUrl(call.settings.prometheusUrl);
-    const summaries = await listWorkspaces(awsRegion, options);
+    const summaries = await call.upstream.controlPlane.listWorkspaces(options, call.context);
     const entries = await Promise.all(
-      summaries.map((summary) => toEntry(summary, awsRegion, configuredId, options)),
+      summaries.map((summary) => toEntry(summary, configuredId, options, call)),
     );
     // Stable sort: the configured workspace first, the others in AMP's order.
     entries.sort((a, b) => Number(b.is_configured) - Number(a.is_configured));
@@ -65,20 +58,20 @@ export const GetAvailableWorkspaces = defineTool({
 
 async function toEntry(
   summary: WorkspaceSummary,
-  awsRegion: string,
   configuredId: string | undefined,
-  options: ControlPlaneOptions,
+  options: AmpCallOptions,
+  call: ToolCall,
 ): Promise<WorkspaceEntry> {
   const isConfigured = summary.workspaceId === configuredId;
   const url =
-    summary.status === "ACTIVE" ? await activeEndpoint(summary.workspaceId, awsRegion, options) : undefined;
+    summary.status === "ACTIVE" ? await activeEndpoint(summary.workspaceId, options, call) : undefined;
   // Key order is part of the interface: it matches the Python server's output.
   return {
     workspace_id: summary.workspaceId,
     alias: summary.alias ?? "No alias",
     status: summary.status,
     ...(url !== undefined ? { prometheus_url: url } : {}),
-    region: awsRegion,
+    region: options.region,
     is_configured: isConfigured,
     ...(isConfigured ? { note: CONFIGURED_NOTE } : {}),
   };
@@ -87,11 +80,11 @@ async function toEntry(
 /** The endpoint via the shared cache; a workspace deleted since the listing simply gets no URL. */
 async function activeEndpoint(
   workspaceId: string,
-  awsRegion: string,
-  options: ControlPlaneOptions,
+  options: AmpCallOptions,
+  call: ToolCall,
 ): Promise<string | undefined> {
   try {
-    return await workspaceEndpoint(workspaceId, awsRegion, options);
+    return await call.upstream.workspaces.endpoint(workspaceId, options, call.context);
   } catch (error) {
     if (error instanceof AmpNotFoundError) return undefined;
     throw error;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findTarget, resolveRegion } from "../src/prometheus/workspaces.js";
+import { resolveRegion } from "../src/prometheus/workspaces.js";
 import { readOnly, usableProfile } from "./common.js";
 import { profile, region, workspaceId } from "./params.js";
 import { defineTool } from "./types.js";
@@ -22,10 +22,9 @@ export const GetServerInfo = defineTool({
   annotations: readOnly("Show Prometheus connection settings"),
   async run(args, call) {
     const chosenProfile = usableProfile(args.profile, call);
-    const target = await findTarget(
+    const target = await call.upstream.workspaces.find(
       { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
-      call.settings,
-      call,
+      call.context,
     );
     return {
       prometheus_url: target?.serverUrl ?? null,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REGION_PATTERN } from "../src/prometheus/regions.js";
 
 /** Shared parameter schemas. Optional ones accept an explicit null (rendered as `anyOf: [string, null]`). */
 
@@ -6,11 +7,10 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|
 const UNIX_SECONDS = /^\d+(\.\d+)?$/;
 const DURATION = /^(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/;
 const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]+$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
-export const MAX_QUERY_LENGTH = 20_000;
+const MAX_QUERY_LENGTH = 20_000;
 
-export function isRfc3339(value: string): boolean {
+function isRfc3339(value: string): boolean {
   const match = RFC3339.exec(value);
   if (!match) return false;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as number[] as [
@@ -34,12 +34,12 @@ export function isRfc3339(value: string): boolean {
   );
 }
 
-export function isTimestamp(value: string): boolean {
+function isTimestamp(value: string): boolean {
   return UNIX_SECONDS.test(value) || isRfc3339(value);
 }
 
 /** A positive Prometheus duration (`15s`, `1m`, `1h30m`, `1d`, `500ms`) or a positive number of seconds. */
-export function isStep(value: string): boolean {
+function isStep(value: string): boolean {
   if (UNIX_SECONDS.test(value)) return Number(value) > 0;
   return value !== "" && DURATION.test(value) && /[1-9]/.test(value);
 }
@@ -67,7 +67,7 @@ export const workspaceId = z
 
 export const region = z
   .string()
-  .regex(REGION, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })
+  .regex(REGION_PATTERN, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })
   .nullable()
   .optional()
   .describe("AWS region (e.g. us-east-1). Defaults to the function's region (AWS_REGION).");

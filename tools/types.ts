@@ -1,15 +1,9 @@
 import type { z } from "zod";
+import type { RequestContext } from "../src/context.js";
+import type { Upstream, UpstreamSettings } from "../src/prometheus/upstream.js";
 
 /** What a tool may know about its deployment: no HTTP, no Lambda. */
-export interface ToolSettings {
-  /** Fixed Prometheus/AMP workspace URL (`PROMETHEUS_URL`), as configured. */
-  prometheusUrl: string | undefined;
-  /** `sigv4` signs data-plane calls for AMP; `none` talks to a plain Prometheus. */
-  prometheusAuth: "sigv4" | "none";
-  /** Region used when a call names none (`AWS_REGION`, else us-east-1). */
-  defaultRegion: string;
-  /** Override of the AMP control-plane endpoint (tests, local use). */
-  ampEndpoint: string | undefined;
+export interface ToolSettings extends UpstreamSettings {
   /** False in a deployed Lambda, where no credentials file exists: a `profile` argument is refused. */
   profileSupported: boolean;
 }
@@ -17,15 +11,13 @@ export interface ToolSettings {
 /** One call of one tool. */
 export interface ToolCall {
   settings: ToolSettings;
-  /** Epoch milliseconds by which the tool must have answered (the caller's deadline minus a margin). */
-  deadlineAt: number;
-  /** Aborted when the caller cancels the request or its deadline passes. */
-  signal: AbortSignal;
   /**
-   * State kept per MCP session and stored with it, so it survives cold starts (a throwaway map for
-   * requests without a session). Keep it small and JSON-serialisable.
+   * The request the call belongs to: its deadline (a margin before the request's, so a slow upstream
+   * yields the tool's own error first) and its abort signal. Every upstream call takes it.
    */
-  sessionData: Record<string, unknown>;
+  context: RequestContext;
+  /** The AMP and Prometheus clients of this handler. */
+  upstream: Upstream;
 }
 
 export interface ToolAnnotations {

@@ -1,15 +1,17 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type RequestContext, timeLeft } from "../context.js";
 import {
+  ErrorCode,
   errorReply,
   type JSONRPCNotification,
   type JSONRPCReply,
   type JSONRPCRequest,
-  METHOD_NOT_FOUND,
-  REQUEST_TIMEOUT,
   type RequestId,
+  serverFault,
 } from "./jsonrpc.js";
+import { invalidParams } from "./params.js";
 
 /** Anything that speaks MCP over a transport: an SDK McpServer or Server. */
 export interface Connectable {
@@ -17,12 +19,23 @@ export interface Connectable {
   close(): Promise<void>;
 }
 
+/** What the server may ask the bridge about a request it is handling, by the id it received. */
+export interface ForwardedRequests {
+  /** The context (deadline, abort signal, caller) of the request forwarded under this id. */
+  contextOf(requestId: RequestId): RequestContext | undefined;
+  /** Answers the request forwarded under this id as a server fault (HTTP 500); the server logs the cause. */
+  fault(requestId: RequestId): void;
+}
+
+/** Builds the MCP server a bridge forwards to; the server reads each request's context through `forwarded`. */
+export type ServerFactory = (forwarded: ForwardedRequests) => Connectable;
+
 /** Sees each forwarded request with the server's reply (before the caller's id is restored). */
 export type ReplyObserver = (request: JSONRPCRequest, reply: JSONRPCReply) => void;
 
 interface Pending {
   request: JSONRPCRequest;
-  callerId: RequestId;
+  context: RequestContext;
   resolve: (reply: JSONRPCReply) => void;
   timer: NodeJS.Timeout;
 }
@@ -30,33 +43,45 @@ interface Pending {
 /**
  * Our end of an in-memory linked pair whose other end is an MCP server. Requests go in with a
  * private id, so callers' ids (equal ids in one batch, concurrent requests with the same id) can
- * never be confused; each reply comes back with the caller's exact id.
+ * never be confused; each reply comes back with the caller's exact id. A request still running at
+ * its context's deadline is answered `-32001`, and the server is told to cancel it. (A timer at the
+ * deadline, not a listener on the context's signal: the signal fires at that same moment, and is
+ * not made at all for a request that does no I/O, which saves about 10 µs a request.)
  */
-export class Bridge {
+export class Bridge implements ForwardedRequests {
   private nextPrivateId = 1;
   private readonly pending = new Map<number, Pending>();
   private observer: ReplyObserver | undefined;
+  /** Set once a request was given up on (deadline, fault): its handler may still be running. */
+  private abandoned = false;
+  private readonly ours: InMemoryTransport;
+  private readonly server: Connectable;
+  private readonly connecting: Promise<void>;
 
-  private constructor(
-    private readonly ours: InMemoryTransport,
-    private readonly server: Connectable,
-  ) {
+  private constructor(makeServer: ServerFactory) {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    this.ours = ours;
+    this.server = makeServer(this);
     ours.onmessage = (message) => this.receive(message);
+    this.connecting = this.server.connect(theirs);
   }
 
-  static async attach(server: Connectable): Promise<Bridge> {
-    const [ours, theirs] = InMemoryTransport.createLinkedPair();
-    const bridge = new Bridge(ours, server);
-    await server.connect(theirs);
+  static async open(makeServer: ServerFactory): Promise<Bridge> {
+    const bridge = new Bridge(makeServer);
+    await bridge.connecting;
     return bridge;
   }
 
-  /** Forwards one request; resolves with its reply, or with `-32001` once `deadlineAt` (epoch ms) passes. */
-  request(message: JSONRPCRequest, deadlineAt: number): Promise<JSONRPCReply> {
+  /** Forwards one request; resolves with its reply, or with `-32001` once the context's deadline passes. */
+  request(message: JSONRPCRequest, context: RequestContext): Promise<JSONRPCReply> {
+    const refusal = invalidParams(message);
+    if (refusal) return Promise.resolve(refusal);
+    const left = timeLeft(context);
+    if (left <= 0) return Promise.resolve(timedOut(message.id));
     const privateId = this.nextPrivateId++;
     return new Promise<JSONRPCReply>((resolve) => {
-      const timer = setTimeout(() => this.expire(privateId), Math.max(0, deadlineAt - Date.now()));
-      this.pending.set(privateId, { request: message, callerId: message.id, resolve, timer });
+      const timer = setTimeout(() => this.expire(privateId), left);
+      this.pending.set(privateId, { request: message, context, resolve, timer });
       this.send({ ...message, id: privateId }).catch(() => this.settle(privateId, undefined));
     });
   }
@@ -73,9 +98,22 @@ export class Bridge {
     return this.pending.size;
   }
 
+  contextOf(requestId: RequestId): RequestContext | undefined {
+    return typeof requestId === "number" ? this.pending.get(requestId)?.context : undefined;
+  }
+
+  fault(requestId: RequestId): void {
+    if (typeof requestId === "number") this.settle(requestId, undefined);
+  }
+
+  /**
+   * Ends the bridge. A server that may still be running a request is closed, which aborts it. One
+   * whose every request was answered is simply let go: closing it would only build the SDK's
+   * "Connection closed" error, stack trace included, about 13 µs, a tenth of a warm request.
+   */
   async close(): Promise<void> {
     for (const privateId of [...this.pending.keys()]) this.settle(privateId, undefined);
-    await this.server.close();
+    if (this.abandoned) await this.server.close();
   }
 
   private async send(message: JSONRPCMessage): Promise<void> {
@@ -88,7 +126,7 @@ export class Bridge {
       if ("id" in message) {
         const refusal = errorReply(
           message.id,
-          METHOD_NOT_FOUND,
+          ErrorCode.MethodNotFound,
           "This client cannot receive server requests",
         );
         void this.send(refusal).catch(() => undefined);
@@ -100,7 +138,7 @@ export class Bridge {
 
   private expire(privateId: number): void {
     if (!this.pending.has(privateId)) return;
-    this.settle(privateId, undefined, errorReplyFor(REQUEST_TIMEOUT, "Request timed out"));
+    this.settle(privateId, undefined, timedOut);
     const cancel: JSONRPCNotification = {
       jsonrpc: "2.0",
       method: "notifications/cancelled",
@@ -109,14 +147,19 @@ export class Bridge {
     void this.send(cancel).catch(() => undefined);
   }
 
-  /** Resolves a pending request with the server's reply (or a given error) under the caller's own id. */
-  private settle(privateId: number, reply: JSONRPCReply | undefined, fallback = internalFailure): void {
+  /** Resolves a pending request with the server's reply (or a made one) under the caller's own id. */
+  private settle(
+    privateId: number,
+    reply: JSONRPCReply | undefined,
+    make: (id: RequestId) => JSONRPCReply = serverFault,
+  ): void {
     const entry = this.pending.get(privateId);
     if (!entry) return;
     this.pending.delete(privateId);
+    if (!reply) this.abandoned = true;
     clearTimeout(entry.timer);
     if (reply) this.observer?.(entry.request, reply);
-    entry.resolve(reply ? withId(reply, entry.callerId) : fallback(entry.callerId));
+    entry.resolve(reply ? withId(reply, entry.request.id) : make(entry.request.id));
   }
 }
 
@@ -125,11 +168,6 @@ function withId(reply: JSONRPCReply, id: RequestId): JSONRPCReply {
   return { jsonrpc: "2.0", id, ...outcome } as JSONRPCReply;
 }
 
-type ErrorFor = (id: RequestId) => JSONRPCReply;
-
-const errorReplyFor =
-  (code: number, message: string): ErrorFor =>
-  (id) =>
-    errorReply(id, code, message);
-
-const internalFailure = errorReplyFor(-32603, "Internal error");
+function timedOut(id: RequestId): JSONRPCReply {
+  return errorReply(id, ErrorCode.RequestTimeout, "Request timed out");
+}

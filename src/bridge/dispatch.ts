@@ -1,14 +1,15 @@
+import type { RequestContext } from "../context.js";
 import type { Bridge } from "./bridge.js";
 import {
   type Classified,
   classify,
+  ErrorCode,
   errorReply,
-  INVALID_REQUEST,
   type JSONRPCReply,
   type JSONRPCRequest,
 } from "./jsonrpc.js";
 
-export const MAX_BATCH_ENTRIES = 100;
+const MAX_BATCH_ENTRIES = 100;
 
 /** What became of one POSTed payload (a message or a batch). */
 export type Outcome =
@@ -19,8 +20,8 @@ export type Outcome =
   | { kind: "accepted" };
 
 export interface DispatchOptions {
-  /** Epoch ms after which a request still running is answered `-32001 Request timed out`. */
-  deadlineAt: number;
+  /** The request's context: a request still running when its signal aborts is answered `-32001`. */
+  context: RequestContext;
   /** Gives the bridge to forward to; called only when something must be forwarded. */
   bridge: () => Promise<Bridge>;
 }
@@ -54,7 +55,7 @@ export async function dispatch(payload: unknown, options: DispatchOptions): Prom
     const problem = payload.length === 0 ? "an empty batch" : `more than ${MAX_BATCH_ENTRIES} entries`;
     return {
       kind: "single",
-      reply: errorReply(null, INVALID_REQUEST, `Invalid Request: ${problem}`),
+      reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`),
       invalid: true,
     };
   }
@@ -69,7 +70,7 @@ function classifyInBatch(value: unknown): Classified {
   if (entry.kind === "request" && entry.message.method === "initialize") {
     const reply = errorReply(
       entry.message.id,
-      INVALID_REQUEST,
+      ErrorCode.InvalidRequest,
       "Invalid Request: initialize must not be part of a batch",
     );
     return { kind: "invalid", reply };
@@ -91,7 +92,7 @@ async function run(
       await (await bridge()).notify(entry.message);
       return undefined;
     case "request":
-      return (await bridge()).request(completeInitialize(entry.message), options.deadlineAt);
+      return (await bridge()).request(completeInitialize(entry.message), options.context);
   }
 }
 
@@ -101,4 +102,23 @@ function lazy<T>(make: () => Promise<T>): () => Promise<T> {
     made ??= make();
     return made;
   };
+}
+
+/** Runs the payload through a bridge opened only if something must be forwarded, closed afterwards. */
+export async function dispatchOnce(
+  payload: unknown,
+  options: { context: RequestContext; openBridge: () => Promise<Bridge> },
+): Promise<Outcome> {
+  let opened: Promise<Bridge> | undefined;
+  try {
+    return await dispatch(payload, {
+      context: options.context,
+      bridge: () => {
+        opened = options.openBridge();
+        return opened;
+      },
+    });
+  } finally {
+    if (opened) await (await opened).close();
+  }
 }

@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
@@ -9,24 +10,35 @@ import {
   type JSONRPCResultResponse,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isPlainObject } from "../json.js";
 
 export type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId };
 export type JSONRPCReply = JSONRPCResultResponse | JSONRPCErrorResponse;
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-export const REQUEST_TIMEOUT = -32001;
-/** The MCP servers' code for an unknown or expired session (HTTP 404). */
+/** The JSON-RPC and MCP codes the SDK defines (ParseError, InvalidRequest, RequestTimeout…). */
+export { ErrorCode };
+/** The code MCP servers use for an unknown or expired session (HTTP 404). */
 export const SESSION_NOT_FOUND = -32001;
-/** Implementation-defined server error: used for 405 and a session store that is unavailable. */
+/** Implementation-defined server error: 405, and a session store that is unavailable (503). */
 export const SERVER_ERROR = -32000;
 
 export function errorReply(id: RequestId | null, code: number, message: string): JSONRPCErrorResponse {
   // The SDK's type has no room for `id: null`, which JSON-RPC requires when the id could not be read.
   return { jsonrpc: "2.0", id: id as RequestId, error: { code, message } };
+}
+
+/** Replies made by `serverFault`: known by identity, so no message text or client reply can pass for one. */
+const faults = new WeakSet<JSONRPCErrorResponse>();
+
+/** `-32603 Internal error` for a fault of the server (answered HTTP 500; the cause goes only to the log). */
+export function serverFault(id: RequestId | null): JSONRPCErrorResponse {
+  const reply = errorReply(id, ErrorCode.InternalError, "Internal error");
+  faults.add(reply);
+  return reply;
+}
+
+export function isServerFault(reply: JSONRPCReply): boolean {
+  return faults.has(reply as JSONRPCErrorResponse);
 }
 
 export type Classified =
@@ -35,11 +47,7 @@ export type Classified =
   | { kind: "response" }
   | { kind: "invalid"; reply: JSONRPCErrorResponse };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function isValidId(id: unknown): id is RequestId {
+function isValidId(id: unknown): id is RequestId {
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 }
 
@@ -98,5 +106,5 @@ function isNullIdError(value: Record<string, unknown>): boolean {
 }
 
 function invalid(id: RequestId | null, message: string): Classified {
-  return { kind: "invalid", reply: errorReply(id, INVALID_REQUEST, message) };
+  return { kind: "invalid", reply: errorReply(id, ErrorCode.InvalidRequest, message) };
 }

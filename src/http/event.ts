@@ -1,3 +1,5 @@
+import { isPlainObject } from "../json.js";
+
 /** An HTTP request, whatever Lambda event shape carried it. */
 export interface HttpRequest {
   kind: "http";
@@ -22,14 +24,10 @@ export interface DirectInvocation {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function field(value: unknown, ...path: string[]): unknown {
   let current = value;
   for (const key of path) {
-    if (!isObject(current)) return undefined;
+    if (!isPlainObject(current)) return undefined;
     current = current[key];
   }
   return current;
@@ -39,15 +37,26 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-export function normalizeEvent(event: unknown): HttpRequest | DirectInvocation {
-  if (
-    isObject(event) &&
-    isObject(field(event, "requestContext", "http")) &&
+function isHttpApiEvent(event: unknown): event is Json {
+  return (
+    isPlainObject(event) &&
+    isPlainObject(field(event, "requestContext", "http")) &&
     typeof event.rawPath === "string"
-  ) {
-    return fromHttpApi(event);
-  }
-  if (isObject(event) && typeof event.httpMethod === "string") return fromRestApi(event);
+  );
+}
+
+function isRestApiEvent(event: unknown): event is Json {
+  return isPlainObject(event) && typeof event.httpMethod === "string";
+}
+
+/** Whether the event came over HTTP (API Gateway, Function URL) rather than as a direct invocation. */
+export function isHttpEvent(event: unknown): boolean {
+  return isHttpApiEvent(event) || isRestApiEvent(event);
+}
+
+export function normalizeEvent(event: unknown): HttpRequest | DirectInvocation {
+  if (isHttpApiEvent(event)) return fromHttpApi(event);
+  if (isRestApiEvent(event)) return fromRestApi(event);
   return { kind: "direct", payload: event };
 }
 
@@ -89,7 +98,7 @@ function fromRestApi(event: Json): HttpRequest {
 
 function lowerCaseHeaders(headers: unknown): Record<string, string> {
   const result: Record<string, string> = {};
-  if (!isObject(headers)) return result;
+  if (!isPlainObject(headers)) return result;
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value === "string") result[name.toLowerCase()] = value;
   }
@@ -98,7 +107,7 @@ function lowerCaseHeaders(headers: unknown): Record<string, string> {
 
 function lowerCaseMultiValueHeaders(headers: unknown): Record<string, string> {
   const result: Record<string, string> = {};
-  if (!isObject(headers)) return result;
+  if (!isPlainObject(headers)) return result;
   for (const [name, values] of Object.entries(headers)) {
     if (Array.isArray(values) && values.length > 0)
       result[name.toLowerCase()] = values.map(String).join(", ");

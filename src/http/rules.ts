@@ -1,4 +1,4 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpRequest } from "./event.js";
 
 /** A request the HTTP rules refuse: answered with this status and a JSON-RPC error. */
@@ -16,7 +16,6 @@ export interface RuleSettings {
   checkHost: boolean;
 }
 
-const INVALID_REQUEST = -32600;
 const LOCAL_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 function hostnameOf(hostHeader: string): string {
@@ -37,7 +36,7 @@ export function isOriginAllowed(origin: string, allowedOrigins: readonly string[
   return allowedOrigins.includes("*") || allowedOrigins.includes(url.origin);
 }
 
-export function isHostAllowed(host: string | undefined): boolean {
+function isHostAllowed(host: string | undefined): boolean {
   return host === undefined || LOCAL_HOSTNAMES.has(hostnameOf(host));
 }
 
@@ -45,10 +44,14 @@ export function isHostAllowed(host: string | undefined): boolean {
 export function refuseForeignOrigin(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
   const origin = request.headers.origin;
   if (origin !== undefined && !isOriginAllowed(origin, settings.allowedOrigins)) {
-    return { status: 403, code: INVALID_REQUEST, message: `Forbidden: origin ${origin} is not allowed` };
+    return {
+      status: 403,
+      code: ErrorCode.InvalidRequest,
+      message: `Forbidden: origin ${origin} is not allowed`,
+    };
   }
   if (settings.checkHost && !isHostAllowed(request.headers.host)) {
-    return { status: 403, code: INVALID_REQUEST, message: "Forbidden: host is not allowed" };
+    return { status: 403, code: ErrorCode.InvalidRequest, message: "Forbidden: host is not allowed" };
   }
   return undefined;
 }
@@ -57,18 +60,18 @@ export function refuseOversizeBody(request: HttpRequest, settings: RuleSettings)
   if (request.bodyBytes <= settings.maxBodyBytes) return undefined;
   return {
     status: 413,
-    code: INVALID_REQUEST,
+    code: ErrorCode.InvalidRequest,
     message: `Request body too large: ${request.bodyBytes} bytes, the limit is ${settings.maxBodyBytes} bytes (MAX_BODY_BYTES)`,
   };
 }
 
-export function isJsonMediaType(contentType: string): boolean {
+function isJsonMediaType(contentType: string): boolean {
   const mediaType = (contentType.split(";")[0] ?? "").trim().toLowerCase();
   return mediaType === "application/json" || /^application\/[^/\s]+\+json$/.test(mediaType);
 }
 
 /** Reads `Accept` as media ranges: `application/json`, `application/*` or `*\/*` with q > 0 admit JSON. */
-export function acceptsJson(accept: string): boolean {
+function acceptsJson(accept: string): boolean {
   return accept.split(",").some((range) => {
     const [type = "", ...parameters] = range.split(";").map((part) => part.trim().toLowerCase());
     const quality = parameters.find((parameter) => /^q\s*=/.test(parameter));
@@ -87,7 +90,7 @@ export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
   if (present(contentType) && !isJsonMediaType(contentType)) {
     return {
       status: 415,
-      code: INVALID_REQUEST,
+      code: ErrorCode.InvalidRequest,
       message: `Unsupported Media Type: Content-Type must be application/json, not ${contentType}`,
     };
   }
@@ -95,7 +98,7 @@ export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
   if (present(accept) && !acceptsJson(accept)) {
     return {
       status: 406,
-      code: INVALID_REQUEST,
+      code: ErrorCode.InvalidRequest,
       message: "Not Acceptable: the client must accept application/json",
     };
   }
@@ -103,9 +106,14 @@ export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
   if (present(version) && !SUPPORTED_PROTOCOL_VERSIONS.includes(version.trim())) {
     return {
       status: 400,
-      code: INVALID_REQUEST,
+      code: ErrorCode.InvalidRequest,
       message: `Bad Request: unsupported MCP-Protocol-Version ${version}; supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
     };
   }
   return undefined;
+}
+
+/** The spec's form of a session id: visible ASCII only; and a length no honest client exceeds. */
+export function isWellFormedSessionId(id: string): boolean {
+  return id.length > 0 && id.length <= 128 && /^[\x21-\x7E]+$/.test(id);
 }

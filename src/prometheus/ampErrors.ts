@@ -1,6 +1,6 @@
-import { ToolError } from "../errors.js";
+import { firstLine, ToolError } from "../errors.js";
 
-export interface AmpErrorContext {
+interface AmpErrorContext {
   operation: "ListWorkspaces" | "DescribeWorkspace";
   region: string;
   workspaceId?: string;
@@ -75,8 +75,4 @@ function networkCode(error: unknown): string | undefined {
   if (typeof candidate?.code === "string" && /^E[A-Z]+$/.test(candidate.code)) return candidate.code;
   if (typeof candidate?.cause?.code === "string") return candidate.cause.code;
   return undefined;
-}
-
-function firstLine(text: string): string {
-  return text.split("\n")[0]?.trim() ?? "";
 }

@@ -1,16 +1,8 @@
 import type { AmpClient } from "@aws-sdk/client-amp";
+import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { ampError } from "./ampErrors.js";
-import { credentialsFor } from "./credentials.js";
-import { attemptSignal, timeLeft } from "./deadline.js";
-
-export interface ControlPlaneOptions {
-  profile?: string | undefined;
-  /** Override of the AMP endpoint (AMP_ENDPOINT): tests and local use. */
-  endpoint?: string | undefined;
-  /** Epoch milliseconds by which the call must have answered. */
-  deadlineAt: number;
-  signal?: AbortSignal | undefined;
-}
+import type { Credentials } from "./credentials.js";
+import { Memo } from "./memo.js";
 
 export interface WorkspaceSummary {
   workspaceId: string;
@@ -18,11 +10,17 @@ export interface WorkspaceSummary {
   status: string;
 }
 
-export interface WorkspaceDescription extends WorkspaceSummary {
+interface WorkspaceDescription extends WorkspaceSummary {
   prometheusEndpoint: string | undefined;
 }
 
-/** Cap of one control-plane call, further bounded by the deadline. */
+/** Where a control-plane call goes and as whom. */
+export interface AmpCallOptions {
+  region: string;
+  profile: string | undefined;
+}
+
+/** Cap of one control-plane call (all pages of ListWorkspaces included), further bounded by the deadline. */
 const CALL_TIMEOUT_MS = 15_000;
 const PAGE_SIZE = 100;
 
@@ -31,96 +29,96 @@ interface Amp {
   client: AmpClient;
   sdk: AmpModule;
 }
-const clients = new Map<string, Promise<Amp>>();
+type Operation = "ListWorkspaces" | "DescribeWorkspace";
 
-/** The SDK is loaded on first use, not at cold start; one client per (region, profile, endpoint). */
-function clientFor(region: string, options: ControlPlaneOptions): Promise<Amp> {
-  const key = [region, options.profile ?? "", options.endpoint ?? ""].join("\u0000");
-  let amp = clients.get(key);
-  if (!amp) {
-    amp = import("@aws-sdk/client-amp").then((sdk) => ({
-      sdk,
-      client: new sdk.AmpClient({
-        region,
-        credentials: credentialsFor(options.profile),
-        maxAttempts: 3,
-        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      }),
-    }));
-    amp.catch(() => clients.delete(key));
-    clients.set(key, amp);
-  }
-  return amp;
-}
+/**
+ * The AMP control plane (`@aws-sdk/client-amp`): one client per (region, profile), the SDK loaded on
+ * first use rather than at cold start. `endpoint` overrides AMP's (AMP_ENDPOINT: tests, local fakes).
+ */
+export class ControlPlane {
+  private readonly clients = new Memo<Promise<Amp>>();
 
-async function send<T>(
-  operation: "ListWorkspaces" | "DescribeWorkspace",
-  region: string,
-  options: ControlPlaneOptions,
-  call: (client: AmpClient, sdk: AmpModule, abortSignal: AbortSignal) => Promise<T>,
-  workspaceId?: string,
-): Promise<T> {
-  const timeoutMs = Math.min(CALL_TIMEOUT_MS, timeLeft(options.deadlineAt));
-  const context = { operation, region, ...(workspaceId ? { workspaceId } : {}) };
-  if (timeoutMs <= 0) throw ampError(undefined, { ...context, timedOutAfterMs: 0 });
-  const attempt = attemptSignal(timeoutMs, options.signal);
-  try {
-    const { client, sdk } = await clientFor(region, options);
-    return await call(client, sdk, attempt.signal);
-  } catch (error) {
-    if (attempt.timedOut()) throw ampError(error, { ...context, timedOutAfterMs: timeoutMs });
-    if (options.signal?.aborted) throw ampError(error, { ...context, cancelled: true });
-    throw ampError(error, context);
-  } finally {
-    attempt.dispose();
-  }
-}
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly endpoint: string | undefined,
+  ) {}
 
-/** All workspaces in the region, following `nextToken` through every page. */
-export async function listWorkspaces(
-  region: string,
-  options: ControlPlaneOptions,
-): Promise<WorkspaceSummary[]> {
-  return send("ListWorkspaces", region, options, async (client, sdk, abortSignal) => {
-    const workspaces: WorkspaceSummary[] = [];
-    let nextToken: string | undefined;
-    do {
-      const page = await client.send(new sdk.ListWorkspacesCommand({ maxResults: PAGE_SIZE, nextToken }), {
-        abortSignal,
-      });
-      for (const workspace of page.workspaces ?? []) {
-        workspaces.push({
-          workspaceId: workspace.workspaceId ?? "",
-          alias: workspace.alias || undefined,
-          status: workspace.status?.statusCode ?? "UNKNOWN",
+  /** All workspaces in the region, following `nextToken` through every page. */
+  listWorkspaces(options: AmpCallOptions, context: RequestContext): Promise<WorkspaceSummary[]> {
+    return this.send("ListWorkspaces", options, context, undefined, async ({ client, sdk }, abortSignal) => {
+      const workspaces: WorkspaceSummary[] = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await client.send(new sdk.ListWorkspacesCommand({ maxResults: PAGE_SIZE, nextToken }), {
+          abortSignal,
         });
-      }
-      nextToken = page.nextToken || undefined;
-    } while (nextToken);
-    return workspaces;
-  });
-}
+        for (const workspace of page.workspaces ?? []) {
+          workspaces.push({
+            workspaceId: workspace.workspaceId ?? "",
+            alias: workspace.alias || undefined,
+            status: workspace.status?.statusCode ?? "UNKNOWN",
+          });
+        }
+        nextToken = page.nextToken || undefined;
+      } while (nextToken);
+      return workspaces;
+    });
+  }
 
-export async function describeWorkspace(
-  workspaceId: string,
-  region: string,
-  options: ControlPlaneOptions,
-): Promise<WorkspaceDescription> {
-  return send(
-    "DescribeWorkspace",
-    region,
-    options,
-    async (client, sdk, abortSignal) => {
-      const { workspace } = await client.send(new sdk.DescribeWorkspaceCommand({ workspaceId }), {
-        abortSignal,
-      });
-      return {
-        workspaceId: workspace?.workspaceId ?? workspaceId,
-        alias: workspace?.alias || undefined,
-        status: workspace?.status?.statusCode ?? "UNKNOWN",
-        prometheusEndpoint: workspace?.prometheusEndpoint || undefined,
-      };
-    },
-    workspaceId,
-  );
+  describeWorkspace(
+    workspaceId: string,
+    options: AmpCallOptions,
+    context: RequestContext,
+  ): Promise<WorkspaceDescription> {
+    return this.send(
+      "DescribeWorkspace",
+      options,
+      context,
+      workspaceId,
+      async ({ client, sdk }, abortSignal) => {
+        const { workspace } = await client.send(new sdk.DescribeWorkspaceCommand({ workspaceId }), {
+          abortSignal,
+        });
+        return {
+          workspaceId: workspace?.workspaceId ?? workspaceId,
+          alias: workspace?.alias || undefined,
+          status: workspace?.status?.statusCode ?? "UNKNOWN",
+          prometheusEndpoint: workspace?.prometheusEndpoint || undefined,
+        };
+      },
+    );
+  }
+
+  private clientFor({ region, profile }: AmpCallOptions): Promise<Amp> {
+    return this.clients.get([region, profile], () =>
+      import("@aws-sdk/client-amp").then((sdk) => ({
+        sdk,
+        client: new sdk.AmpClient({
+          region,
+          credentials: this.credentials.for(profile),
+          maxAttempts: 3,
+          ...(this.endpoint ? { endpoint: this.endpoint } : {}),
+        }),
+      })),
+    );
+  }
+
+  private async send<T>(
+    operation: Operation,
+    options: AmpCallOptions,
+    context: RequestContext,
+    workspaceId: string | undefined,
+    call: (amp: Amp, abortSignal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const where = { operation, region: options.region, ...(workspaceId ? { workspaceId } : {}) };
+    const { timeoutMs, signal } = step(context, CALL_TIMEOUT_MS);
+    if (timeoutMs <= 0) throw ampError(undefined, { ...where, timedOutAfterMs: 0 });
+    try {
+      return await call(await this.clientFor(options), signal);
+    } catch (error) {
+      if (abortedByDeadline(signal)) throw ampError(error, { ...where, timedOutAfterMs: timeoutMs });
+      if (signal.aborted) throw ampError(error, { ...where, cancelled: true });
+      throw ampError(error, where);
+    }
+  }
 }

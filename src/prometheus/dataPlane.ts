@@ -1,17 +1,19 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { backoffDelay } from "../backoff.js";
+import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
-import { credentialsFor } from "./credentials.js";
-import { attemptSignal, sleep, timeLeft } from "./deadline.js";
+import type { Credentials } from "./credentials.js";
+import { Memo } from "./memo.js";
 import { buildQueryString } from "./queryString.js";
-import { backoffDelay, isRetryableStatus } from "./retry.js";
+import { isRetryableStatus, PROMETHEUS_BACKOFF } from "./retry.js";
 
-export interface DataPlaneOptions {
+/** One call of the Prometheus HTTP API. */
+export interface DataPlaneCall {
   /** Region the SigV4 signature is scoped to. */
   region: string;
-  auth: "sigv4" | "none";
-  profile?: string | undefined;
-  /** Epoch milliseconds after which no attempt is started and the running one is aborted. */
-  deadlineAt: number;
-  signal?: AbortSignal | undefined;
+  profile: string | undefined;
+  /** No attempt starts after its deadline; its signal aborts the running one. */
+  context: RequestContext;
   /** Total attempts including the first (default 3). */
   maxAttempts?: number;
   /** Cap of a single attempt (default 30 s), further bounded by the deadline. */
@@ -22,72 +24,72 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
 
 type Fetch = typeof fetch;
-const signedFetchers = new Map<string, Promise<Fetch>>();
-
-/** Plain fetch, or a SigV4-signing fetch per (region, profile); the signer is loaded on first use. */
-function fetcherFor(options: DataPlaneOptions): Promise<Fetch> {
-  if (options.auth === "none") return Promise.resolve(fetch);
-  const key = `${options.region}\u0000${options.profile ?? ""}`;
-  let fetcher = signedFetchers.get(key);
-  if (!fetcher) {
-    fetcher = import("aws-sigv4-fetch").then(({ createSignedFetcher }) =>
-      createSignedFetcher({
-        service: "aps",
-        region: options.region,
-        // A memoized provider: without one the signer builds a new default chain for every request.
-        credentials: credentialsFor(options.profile),
-      }),
-    );
-    signedFetchers.set(key, fetcher);
-  }
-  return fetcher;
-}
 
 /** An outcome worth another attempt, with the error to report if no attempt is left. */
 class Retryable extends Error {}
 
 /**
- * GETs `<baseApiUrl><path>?<params>` from a Prometheus HTTP API and returns the response's `data`.
- * Retries network errors, 429 and 5xx within the deadline; any other failure is thrown as a ToolError.
+ * The Prometheus HTTP API: plain `fetch` (`auth: "none"`), or a SigV4-signing fetch per (region,
+ * profile) for AMP, its signer loaded on first use.
  */
-export async function prometheusGet(
-  baseApiUrl: string,
-  path: string,
-  params: Record<string, string | undefined>,
-  options: DataPlaneOptions,
-): Promise<unknown> {
-  const query = buildQueryString(params);
-  const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
-  const where = describeTarget(baseApiUrl, path);
-  const maxAttempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
-  const fetcher = await fetcherFor(options);
+export class DataPlane {
+  private readonly signedFetchers = new Memo<Promise<Fetch>>();
 
-  for (let attempt = 0; ; attempt++) {
-    const remaining = timeLeft(options.deadlineAt);
-    if (remaining <= 0)
-      throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
-    try {
-      return await attemptOnce(
-        fetcher,
-        url,
-        where,
-        Math.min(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, remaining),
-        options.signal,
-      );
-    } catch (error) {
-      if (!(error instanceof Retryable)) throw error;
-      const delay = backoffDelay(attempt);
-      const lastAttempt = attempt + 1 >= maxAttempts || timeLeft(options.deadlineAt) <= delay;
-      if (lastAttempt) {
-        const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-        throw new ToolError(attempt > 0 ? `${sentence} Gave up after ${attempt + 1} attempts.` : sentence);
-      }
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly auth: "sigv4" | "none",
+  ) {}
+
+  /**
+   * GETs `<baseApiUrl><path>?<params>` and returns the response's `data`. Retries network errors,
+   * 429 and 5xx within the deadline; any other failure is thrown as a ToolError.
+   */
+  async get(
+    baseApiUrl: string,
+    path: string,
+    params: Record<string, string | undefined>,
+    call: DataPlaneCall,
+  ): Promise<unknown> {
+    const query = buildQueryString(params);
+    const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
+    const where = describeTarget(baseApiUrl, path);
+    const maxAttempts = call.maxAttempts ?? DEFAULT_ATTEMPTS;
+    const fetcher = await this.fetcherFor(call);
+
+    for (let attempt = 0; ; attempt++) {
+      const { timeoutMs, signal } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+      if (timeoutMs <= 0)
+        throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
       try {
-        await sleep(delay, options.signal);
-      } catch {
-        throw cancelled(where);
+        return await attemptOnce(fetcher, url, where, timeoutMs, signal);
+      } catch (error) {
+        if (!(error instanceof Retryable)) throw error;
+        const delay = backoffDelay(attempt, PROMETHEUS_BACKOFF);
+        if (attempt + 1 >= maxAttempts || timeLeft(call.context) <= delay) {
+          const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+          throw new ToolError(attempt > 0 ? `${sentence} Gave up after ${attempt + 1} attempts.` : sentence);
+        }
+        try {
+          await sleep(delay, undefined, { signal: call.context.signal });
+        } catch {
+          throw cancelled(where);
+        }
       }
     }
+  }
+
+  private fetcherFor({ region, profile }: DataPlaneCall): Promise<Fetch> {
+    if (this.auth === "none") return Promise.resolve(fetch);
+    return this.signedFetchers.get([region, profile], () =>
+      import("aws-sigv4-fetch").then(({ createSignedFetcher }) =>
+        createSignedFetcher({
+          service: "aps",
+          region,
+          // A memoized provider: without one the signer builds a new default chain for every request.
+          credentials: this.credentials.for(profile),
+        }),
+      ),
+    );
   }
 }
 
@@ -96,31 +98,22 @@ async function attemptOnce(
   url: string,
   where: string,
   timeoutMs: number,
-  parent: AbortSignal | undefined,
+  signal: AbortSignal,
 ): Promise<unknown> {
-  const attempt = attemptSignal(timeoutMs, parent);
+  let status: number;
+  let body: string;
   try {
-    let status: number;
-    let body: string;
-    try {
-      const response = await fetcher(url, {
-        method: "GET",
-        headers: { accept: "application/json" },
-        signal: attempt.signal,
-      });
-      status = response.status;
-      body = await response.text();
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
-      if (attempt.timedOut())
-        throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
-      if (parent?.aborted) throw cancelled(where);
-      throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
-    }
-    return interpret(status, body, where);
-  } finally {
-    attempt.dispose();
+    const response = await fetcher(url, { method: "GET", headers: { accept: "application/json" }, signal });
+    status = response.status;
+    body = await response.text();
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    if (abortedByDeadline(signal))
+      throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
+    if (signal.aborted) throw cancelled(where);
+    throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
   }
+  return interpret(status, body, where);
 }
 
 interface PrometheusEnvelope {

@@ -1,7 +1,9 @@
+import type { RequestContext } from "../context.js";
 import { ToolError } from "../errors.js";
-import { type ControlPlaneOptions, describeWorkspace } from "./controlPlane.js";
+import type { AmpCallOptions, ControlPlane } from "./controlPlane.js";
+import { Memo } from "./memo.js";
 
-export const WORKSPACE_REQUIRED_MESSAGE =
+const WORKSPACE_REQUIRED_MESSAGE =
   "Workspace ID is required when no Prometheus URL is configured. Please use GetAvailableWorkspaces to list available workspaces and choose one.";
 
 const API_SUFFIX = "/api/v1";
@@ -13,7 +15,7 @@ export function normaliseApiUrl(url: string): string {
 }
 
 /** The server URL as reported by GetServerInfo: the API URL without `/api/v1`. */
-export function serverUrlOf(apiUrl: string): string {
+function serverUrlOf(apiUrl: string): string {
   return apiUrl.endsWith(API_SUFFIX) ? apiUrl.slice(0, -API_SUFFIX.length) : apiUrl;
 }
 
@@ -22,59 +24,15 @@ export function workspaceIdFromUrl(url: string | undefined): string | undefined 
   return url?.match(/\/workspaces\/(ws-[A-Za-z0-9_-]+)/)?.[1];
 }
 
-/** Workspace endpoints never change for an id, so they are kept for the container's lifetime. */
-const endpoints = new Map<string, Promise<string>>();
-
-function cacheKey(workspaceId: string, region: string, options: ControlPlaneOptions): string {
-  return [region, workspaceId, options.profile ?? "", options.endpoint ?? ""].join("\u0000");
-}
-
-/** Records an endpoint learned elsewhere (GetAvailableWorkspaces) so a later query needs no DescribeWorkspace. */
-export function rememberWorkspaceEndpoint(
-  workspaceId: string,
-  region: string,
-  options: ControlPlaneOptions,
-  prometheusEndpoint: string,
-): void {
-  endpoints.set(cacheKey(workspaceId, region, options), Promise.resolve(prometheusEndpoint));
-}
-
-/** The workspace's `prometheusEndpoint` (as AMP returns it), from the cache or one DescribeWorkspace. */
-export function workspaceEndpoint(
-  workspaceId: string,
-  region: string,
-  options: ControlPlaneOptions,
-): Promise<string> {
-  const key = cacheKey(workspaceId, region, options);
-  let endpoint = endpoints.get(key);
-  if (!endpoint) {
-    endpoint = describeWorkspace(workspaceId, region, options).then((workspace) => {
-      if (!workspace.prometheusEndpoint) {
-        throw new ToolError(
-          `Workspace ${workspaceId} in ${region} has no Prometheus endpoint yet (status ${workspace.status}); wait until it is ACTIVE.`,
-        );
-      }
-      return workspace.prometheusEndpoint;
-    });
-    const pending = endpoint;
-    pending.catch(() => {
-      if (endpoints.get(key) === pending) endpoints.delete(key);
-    });
-    endpoints.set(key, pending);
-  }
-  return endpoint;
-}
-
 export interface TargetRequest {
   workspaceId?: string | null | undefined;
   region?: string | null | undefined;
-  profile?: string | null | undefined;
+  profile?: string | undefined;
 }
 
 export interface TargetSettings {
   prometheusUrl: string | undefined;
   defaultRegion: string;
-  ampEndpoint: string | undefined;
 }
 
 export interface Target {
@@ -83,8 +41,6 @@ export interface Target {
   /** The same without `/api/v1`. */
   serverUrl: string;
   region: string;
-  /** Set when the target came from an explicit workspace_id. */
-  workspaceId: string | undefined;
 }
 
 export function resolveRegion(region: string | null | undefined, settings: TargetSettings): string {
@@ -92,39 +48,52 @@ export function resolveRegion(region: string | null | undefined, settings: Targe
 }
 
 /**
- * Where a query goes: an explicit workspace_id (DescribeWorkspace, cached) wins over PROMETHEUS_URL.
- * Returns undefined when neither is available.
+ * Where queries go: a workspace id is resolved to its Prometheus endpoint with one DescribeWorkspace,
+ * kept for the life of this object (an id's endpoint never changes), else the configured URL.
  */
-export async function findTarget(
-  request: TargetRequest,
-  settings: TargetSettings,
-  call: { deadlineAt: number; signal?: AbortSignal },
-): Promise<Target | undefined> {
-  const region = resolveRegion(request.region, settings);
-  let url: string;
-  if (request.workspaceId) {
-    url = await workspaceEndpoint(request.workspaceId, region, {
-      profile: request.profile ?? undefined,
-      endpoint: settings.ampEndpoint,
-      deadlineAt: call.deadlineAt,
-      signal: call.signal,
-    });
-  } else if (settings.prometheusUrl) {
-    url = settings.prometheusUrl;
-  } else {
-    return undefined;
-  }
-  const apiUrl = normaliseApiUrl(url);
-  return { apiUrl, serverUrl: serverUrlOf(apiUrl), region, workspaceId: request.workspaceId ?? undefined };
-}
+export class Workspaces {
+  private readonly endpoints = new Memo<Promise<string>>();
 
-/** Like findTarget, but a missing target is the "Workspace ID is required…" error. */
-export async function resolveTarget(
-  request: TargetRequest,
-  settings: TargetSettings,
-  call: { deadlineAt: number; signal?: AbortSignal },
-): Promise<Target> {
-  const target = await findTarget(request, settings, call);
-  if (!target) throw new ToolError(WORKSPACE_REQUIRED_MESSAGE);
-  return target;
+  constructor(
+    private readonly controlPlane: ControlPlane,
+    private readonly settings: TargetSettings,
+  ) {}
+
+  /** The workspace's `prometheusEndpoint` (as AMP returns it), from the cache or one DescribeWorkspace. */
+  endpoint(workspaceId: string, options: AmpCallOptions, context: RequestContext): Promise<string> {
+    return this.endpoints.get([options.region, workspaceId, options.profile], async () => {
+      const workspace = await this.controlPlane.describeWorkspace(workspaceId, options, context);
+      if (!workspace.prometheusEndpoint) {
+        throw new ToolError(
+          `Workspace ${workspaceId} in ${options.region} has no Prometheus endpoint yet (status ${workspace.status}); wait until it is ACTIVE.`,
+        );
+      }
+      return workspace.prometheusEndpoint;
+    });
+  }
+
+  /**
+   * Where a query goes: an explicit workspace_id (DescribeWorkspace, cached) wins over PROMETHEUS_URL.
+   * Undefined when neither is available.
+   */
+  async find(request: TargetRequest, context: RequestContext): Promise<Target | undefined> {
+    const region = resolveRegion(request.region, this.settings);
+    let url: string;
+    if (request.workspaceId) {
+      url = await this.endpoint(request.workspaceId, { region, profile: request.profile }, context);
+    } else if (this.settings.prometheusUrl) {
+      url = this.settings.prometheusUrl;
+    } else {
+      return undefined;
+    }
+    const apiUrl = normaliseApiUrl(url);
+    return { apiUrl, serverUrl: serverUrlOf(apiUrl), region };
+  }
+
+  /** Like `find`, but a missing target is the "Workspace ID is required…" error. */
+  async resolve(request: TargetRequest, context: RequestContext): Promise<Target> {
+    const target = await this.find(request, context);
+    if (!target) throw new ToolError(WORKSPACE_REQUIRED_MESSAGE);
+    return target;
+  }
 }

@@ -1,15 +1,14 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { completeInitialize, dispatch, type Outcome } from "../bridge/dispatch.js";
+import { completeInitialize, dispatch, dispatchOnce, type Outcome } from "../bridge/dispatch.js";
 import {
   classify,
-  INTERNAL_ERROR,
-  INVALID_REQUEST,
-  type JSONRPCReply,
+  ErrorCode,
+  isServerFault,
   type JSONRPCRequest,
-  PARSE_ERROR,
   SERVER_ERROR,
   SESSION_NOT_FOUND,
 } from "../bridge/jsonrpc.js";
+import type { RequestContext } from "../context.js";
 import type { HttpRequest } from "../http/event.js";
 import {
   ALLOWED_METHODS,
@@ -22,20 +21,19 @@ import {
 } from "../http/responses.js";
 import {
   isOriginAllowed,
+  isWellFormedSessionId,
   type Refusal,
   type RuleSettings,
   refuseForeignOrigin,
   refuseOversizeBody,
   refusePostHeaders,
 } from "../http/rules.js";
-import { isWellFormedSessionId, type SessionManager } from "../sessions/manager.js";
+import type { SessionManager } from "../sessions/manager.js";
 import { SessionStoreError } from "../sessions/store.js";
 
 export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
-  /** Epoch ms by which every forwarded request must be answered. */
-  deadlineAt: number;
-  /** A bridge to a fresh MCP server, for this request only. */
+  /** A bridge to a fresh MCP server, for one request only. */
   openBridge: () => Promise<Bridge>;
   /** Undefined when sessions are off. */
   sessions: SessionManager | undefined;
@@ -49,9 +47,14 @@ export interface McpRouteResult {
   methods: string[];
 }
 
-const PYTHON_NOTIFICATION_REPLY = { jsonrpc: "2.0" };
+/** What the Python Lambda answered where nothing was to be answered. */
+export const PYTHON_NOTIFICATION_REPLY = { jsonrpc: "2.0" };
 
-export async function handleMcp(request: HttpRequest, options: McpRouteOptions): Promise<McpRouteResult> {
+export async function handleMcp(
+  request: HttpRequest,
+  options: McpRouteOptions,
+  context: RequestContext,
+): Promise<McpRouteResult> {
   const origin = request.headers.origin;
   const cors = corsHeaders(origin, origin === undefined || isOriginAllowed(origin, options.allowedOrigins));
   const sizeRefusal = request.method === "OPTIONS" ? undefined : refuseOversizeBody(request, options);
@@ -60,11 +63,11 @@ export async function handleMcp(request: HttpRequest, options: McpRouteOptions):
 
   if (request.method === "OPTIONS") return { response: preflight(cors), methods: [] };
   if (request.method === "DELETE" && options.sessions) {
-    return { response: await endSession(request, options.sessions, cors), methods: [] };
+    return { response: await endSession(request, options.sessions, cors, context), methods: [] };
   }
   if (request.method !== "POST") {
     const allow = { ...cors, Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
-    return { response: jsonRpcErrorResponse(405, -32000, "Method not allowed", allow), methods: [] };
+    return { response: jsonRpcErrorResponse(405, SERVER_ERROR, "Method not allowed", allow), methods: [] };
   }
   const headerRefusal = refusePostHeaders(request);
   if (headerRefusal) return { response: refuse(headerRefusal, cors), methods: [] };
@@ -76,7 +79,7 @@ export async function handleMcp(request: HttpRequest, options: McpRouteOptions):
     return { response: parseError(error, options.pythonCompat, cors), methods: [] };
   }
   const methods = methodsOf(payload);
-  return { response: await serve(payload, request, options, cors), methods };
+  return { response: await serve(payload, request, options, cors, context), methods };
 }
 
 async function serve(
@@ -84,6 +87,7 @@ async function serve(
   request: HttpRequest,
   options: McpRouteOptions,
   cors: Record<string, string>,
+  context: RequestContext,
 ): Promise<HttpResponse> {
   const sessions = options.sessions;
   const sessionId = sessionIdOf(request);
@@ -93,29 +97,22 @@ async function serve(
     if (initialize) {
       return jsonRpcErrorResponse(
         400,
-        INVALID_REQUEST,
+        ErrorCode.InvalidRequest,
         "Bad Request: initialize must not carry an Mcp-Session-Id",
         cors,
       );
     }
     return whileStoreAnswers(cors, async () => {
-      const session = await sessions.resume(sessionId, request.principal, options.deadlineAt);
+      const session = await sessions.resume(sessionId, context);
       if (!session) return sessionNotFound(cors);
-      const outcome = await dispatch(payload, {
-        deadlineAt: options.deadlineAt,
-        bridge: async () => session.bridge,
-      });
-      await sessions.persist(session);
+      const outcome = await dispatch(payload, { context, bridge: async () => session.bridge });
+      await sessions.persist(session, context);
       return toHttpResponse(outcome, options.pythonCompat, { ...cors, [SESSION_HEADER]: sessionId });
     });
   }
   if (sessions && initialize) {
     return whileStoreAnswers(cors, async () => {
-      const started = await sessions.initialize(
-        completeInitialize(initialize),
-        request.principal,
-        options.deadlineAt,
-      );
+      const started = await sessions.initialize(completeInitialize(initialize), context);
       const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
       return toHttpResponse(
         { kind: "single", reply: started.reply, invalid: false },
@@ -125,9 +122,10 @@ async function serve(
     });
   }
   if (sessions && options.sessionsRequired) {
-    return jsonRpcErrorResponse(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", cors);
+    return sessionIdRequired(cors);
   }
-  return toHttpResponse(await dispatchClosing(payload, options), options.pythonCompat, cors);
+  const outcome = await dispatchOnce(payload, { context, openBridge: options.openBridge });
+  return toHttpResponse(outcome, options.pythonCompat, cors);
 }
 
 const SESSION_HEADER = "Mcp-Session-Id";
@@ -148,22 +146,30 @@ async function endSession(
   request: HttpRequest,
   sessions: SessionManager,
   cors: Record<string, string>,
+  context: RequestContext,
 ): Promise<HttpResponse> {
   const sessionId = sessionIdOf(request);
-  if (sessionId === undefined) {
-    return jsonRpcErrorResponse(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", cors);
-  }
+  if (sessionId === undefined) return sessionIdRequired(cors);
   if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
   return whileStoreAnswers(cors, async () =>
-    (await sessions.delete(sessionId, request.principal)) ? emptyResponse(204, cors) : sessionNotFound(cors),
+    (await sessions.delete(sessionId, context)) ? emptyResponse(204, cors) : sessionNotFound(cors),
   );
 }
 
 function badSessionId(cors: Record<string, string>): HttpResponse {
   return jsonRpcErrorResponse(
     400,
-    INVALID_REQUEST,
+    ErrorCode.InvalidRequest,
     "Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters",
+    cors,
+  );
+}
+
+function sessionIdRequired(cors: Record<string, string>): HttpResponse {
+  return jsonRpcErrorResponse(
+    400,
+    ErrorCode.InvalidRequest,
+    "Bad Request: Mcp-Session-Id header is required",
     cors,
   );
 }
@@ -188,25 +194,6 @@ async function whileStoreAnswers(
   }
 }
 
-/** Runs the payload through a bridge opened only if needed, and closes it afterwards. */
-export async function dispatchClosing(
-  payload: unknown,
-  options: Pick<McpRouteOptions, "deadlineAt" | "openBridge">,
-): Promise<Outcome> {
-  let opened: Promise<Bridge> | undefined;
-  try {
-    return await dispatch(payload, {
-      deadlineAt: options.deadlineAt,
-      bridge: () => {
-        opened = options.openBridge();
-        return opened;
-      },
-    });
-  } finally {
-    if (opened) await (await opened).close();
-  }
-}
-
 function refuse(refusal: Refusal, cors: Record<string, string>): HttpResponse {
   return jsonRpcErrorResponse(refusal.status, refusal.code, refusal.message, { ...cors, ...refusal.headers });
 }
@@ -223,11 +210,7 @@ function preflight(cors: Record<string, string>): HttpResponse {
 function parseError(error: unknown, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
   if (pythonCompat) return jsonResponse(400, { error: "Invalid JSON in request body" }, cors);
   const detail = error instanceof Error ? error.message : "invalid JSON";
-  return jsonRpcErrorResponse(400, PARSE_ERROR, `Parse error: ${detail}`, cors);
-}
-
-export function isServerFault(reply: JSONRPCReply): boolean {
-  return "error" in reply && reply.error.code === INTERNAL_ERROR && reply.error.message === "Internal error";
+  return jsonRpcErrorResponse(400, ErrorCode.ParseError, `Parse error: ${detail}`, cors);
 }
 
 function toHttpResponse(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
@@ -240,18 +223,6 @@ function toHttpResponse(outcome: Outcome, pythonCompat: boolean, cors: Record<st
       const status = outcome.invalid ? 400 : isServerFault(outcome.reply) ? 500 : 200;
       return jsonResponse(status, outcome.reply, cors);
     }
-  }
-}
-
-/** Direct invocations get the JSON-RPC reply itself; nothing to answer is `null` (Python: `{"jsonrpc":"2.0"}`). */
-export function toDirectResult(outcome: Outcome, pythonCompat: boolean): unknown {
-  switch (outcome.kind) {
-    case "accepted":
-      return pythonCompat ? PYTHON_NOTIFICATION_REPLY : null;
-    case "batch":
-      return outcome.replies;
-    case "single":
-      return outcome.reply;
   }
 }
 

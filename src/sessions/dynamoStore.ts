@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import {
   type SessionChanges,
   type SessionRecord,
@@ -20,7 +21,6 @@ const RECORD_FIELDS = [
   "initializeParams",
   "protocolVersion",
   "logLevel",
-  "data",
   "principal",
   "createdAt",
   "updatedAt",
@@ -31,7 +31,6 @@ const RECORD_FIELDS = [
 /** The attributes an update may touch, in a fixed order (stable expression names). */
 const CHANGE_FIELDS = [
   "logLevel",
-  "data",
   "expiresAt",
   "updatedAt",
 ] as const satisfies readonly (keyof SessionChanges)[];
@@ -40,6 +39,12 @@ interface Commands {
   client: DynamoDBDocumentClient;
   lib: typeof import("@aws-sdk/lib-dynamodb");
 }
+
+/** The longest one store call may take (its attempts included), and never past the request's deadline. */
+const CALL_TIMEOUT_MS = 3_000;
+
+/** One call of the store: the commands, and the abort signal bounding it. */
+type Call<T> = (commands: Commands, abortSignal: AbortSignal) => Promise<T>;
 
 /**
  * Sessions in a DynamoDB table (partition key `sessionId` S, TTL attribute `expiresAt` in epoch
@@ -57,26 +62,27 @@ export class DynamoSessionStore implements SessionStore {
     this.endpoint = endpoint;
   }
 
-  async create(record: SessionRecord): Promise<void> {
-    const { client, lib } = await this.load("create");
+  async create(record: SessionRecord, context: RequestContext): Promise<void> {
     try {
-      await client.send(
-        new lib.PutCommand({
-          TableName: this.tableName,
-          Item: toItem(record),
-          ConditionExpression: "attribute_not_exists(sessionId)",
-        }),
+      await this.call("create", context, ({ client, lib }, abortSignal) =>
+        client.send(
+          new lib.PutCommand({
+            TableName: this.tableName,
+            Item: toItem(record),
+            ConditionExpression: "attribute_not_exists(sessionId)",
+          }),
+          { abortSignal },
+        ),
       );
     } catch (error) {
       if (isConditionalCheckFailure(error))
         throw new SessionStoreError("session store create failed: the id exists already");
-      throw storeError("create", error);
+      throw error;
     }
   }
 
-  async get(sessionId: string): Promise<SessionRecord | undefined> {
-    const { client, lib } = await this.load("get");
-    return this.read(client, lib, sessionId, "get");
+  get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
+    return this.read(sessionId, "get", context);
   }
 
   async update(
@@ -84,8 +90,8 @@ export class DynamoSessionStore implements SessionStore {
     expectedVersion: number,
     changes: SessionChanges,
     bumpVersion: boolean,
+    context: RequestContext,
   ): Promise<UpdateResult> {
-    const { client, lib } = await this.load("update");
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ":expected": expectedVersion };
     const set: string[] = [];
@@ -112,58 +118,80 @@ export class DynamoSessionStore implements SessionStore {
     ];
     const updateExpression = clauses.filter(Boolean).join(" ");
     const condition = "attribute_exists(sessionId) AND #version = :expected";
+    if (updateExpression === "") {
+      // Nothing to write: still answer whether the version matches, with one consistent read.
+      const current = await this.read(sessionId, "update", context);
+      if (!current) return "missing";
+      return current.version === expectedVersion ? "updated" : "conflict";
+    }
     try {
-      if (updateExpression === "") {
-        // Nothing to write: still answer whether the version matches, with one consistent read.
-        const current = await this.read(client, lib, sessionId, "update");
-        if (!current) return "missing";
-        return current.version === expectedVersion ? "updated" : "conflict";
-      }
-      await client.send(
-        new lib.UpdateCommand({
-          TableName: this.tableName,
-          Key: { sessionId },
-          UpdateExpression: updateExpression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-        }),
+      await this.call("update", context, ({ client, lib }, abortSignal) =>
+        client.send(
+          new lib.UpdateCommand({
+            TableName: this.tableName,
+            Key: { sessionId },
+            UpdateExpression: updateExpression,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
+          { abortSignal },
+        ),
       );
       return "updated";
     } catch (error) {
-      if (error instanceof SessionStoreError) throw error;
-      if (!isConditionalCheckFailure(error)) throw storeError("update", error);
+      if (!isConditionalCheckFailure(error)) throw error;
       // DynamoDB returns the old item when there is one; emulators may not, so confirm with a read.
       if (hasItem(error)) return "conflict";
-      return (await this.read(client, lib, sessionId, "update")) ? "conflict" : "missing";
+      return (await this.read(sessionId, "update", context)) ? "conflict" : "missing";
     }
   }
 
-  async delete(sessionId: string): Promise<boolean> {
-    const { client, lib } = await this.load("delete");
-    try {
-      const result = await client.send(
+  async delete(sessionId: string, context: RequestContext): Promise<boolean> {
+    const result = await this.call("delete", context, ({ client, lib }, abortSignal) =>
+      client.send(
         new lib.DeleteCommand({ TableName: this.tableName, Key: { sessionId }, ReturnValues: "ALL_OLD" }),
-      );
-      return result.Attributes !== undefined;
-    } catch (error) {
-      throw storeError("delete", error);
-    }
+        { abortSignal },
+      ),
+    );
+    return result.Attributes !== undefined;
   }
 
   private async read(
-    client: DynamoDBDocumentClient,
-    lib: Commands["lib"],
     sessionId: string,
     operation: string,
+    context: RequestContext,
   ): Promise<SessionRecord | undefined> {
-    try {
-      const result = await client.send(
+    const result = await this.call(operation, context, ({ client, lib }, abortSignal) =>
+      client.send(
         new lib.GetCommand({ TableName: this.tableName, Key: { sessionId }, ConsistentRead: true }),
-      );
-      return result.Item === undefined ? undefined : fromItem(result.Item);
+        {
+          abortSignal,
+        },
+      ),
+    );
+    return result.Item === undefined ? undefined : fromItem(result.Item);
+  }
+
+  /**
+   * Runs one store call within CALL_TIMEOUT_MS and the request's deadline. Failures become
+   * SessionStoreError, except a failed write condition, which the caller interprets.
+   */
+  private async call<T>(operation: string, context: RequestContext, send: Call<T>): Promise<T> {
+    const { timeoutMs, signal } = step(context, CALL_TIMEOUT_MS);
+    if (timeoutMs <= 0) {
+      throw new SessionStoreError(`session store ${operation} not tried: the request's deadline has passed`);
+    }
+    try {
+      return await send(await this.load(operation), signal);
     } catch (error) {
+      if (isConditionalCheckFailure(error)) throw error;
+      if (abortedByDeadline(signal)) {
+        throw new SessionStoreError(`session store ${operation} failed: no answer within ${timeoutMs} ms`);
+      }
+      if (signal.aborted)
+        throw new SessionStoreError(`session store ${operation} failed: the request was cancelled`);
       throw storeError(operation, error);
     }
   }
@@ -177,9 +205,10 @@ export class DynamoSessionStore implements SessionStore {
       const base = new dynamodb.DynamoDBClient({
         region: this.region,
         ...(this.endpoint === undefined ? {} : { endpoint: this.endpoint }),
+        // One retry within the call's time (CALL_TIMEOUT_MS, the deadline), which the abort signal enforces;
+        // a connection that cannot be made in a second leaves time for that retry.
         maxAttempts: 2,
-        // Fail fast: a session store that hangs would hang every request of the session.
-        requestHandler: { connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true },
+        requestHandler: { connectionTimeout: 1000 },
       });
       const client = lib.DynamoDBDocumentClient.from(base, {
         marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
@@ -207,7 +236,6 @@ function fromItem(item: Record<string, unknown>): SessionRecord {
     initializeParams: (item.initializeParams as Record<string, unknown> | undefined) ?? {},
     protocolVersion: String(item.protocolVersion ?? ""),
     logLevel: typeof item.logLevel === "string" ? item.logLevel : undefined,
-    data: (item.data as Record<string, unknown> | undefined) ?? {},
     principal: typeof item.principal === "string" ? item.principal : undefined,
     createdAt: Number(item.createdAt),
     updatedAt: Number(item.updatedAt),

@@ -1,3 +1,5 @@
+import type { RequestContext } from "../context.js";
+
 /** Everything needed to rebuild a session's MCP server on any container. */
 export interface SessionRecord {
   sessionId: string;
@@ -7,8 +9,6 @@ export interface SessionRecord {
   protocolVersion: string;
   /** Level set by `logging/setLevel`, if any. */
   logLevel: string | undefined;
-  /** Free-form state tools may keep per session. */
-  data: Record<string, unknown>;
   /** The authenticated caller that created the session (IAM user ARN or JWT `sub`), if any. */
   principal: string | undefined;
   /** Epoch milliseconds. */
@@ -22,20 +22,24 @@ export interface SessionRecord {
 }
 
 /** The fields an update may change. */
-export type SessionChanges = Partial<Pick<SessionRecord, "logLevel" | "data" | "expiresAt" | "updatedAt">>;
+export type SessionChanges = Partial<Pick<SessionRecord, "logLevel" | "expiresAt" | "updatedAt">>;
 
 export type UpdateResult = "updated" | "conflict" | "missing";
 
-/** A failure of the store itself (unreachable, throttled…): answered 503, never 404. */
+/** A failure of the store itself (unreachable, throttled, too slow for the deadline…): answered 503, never 404. */
 export class SessionStoreError extends Error {
   override name = "SessionStoreError";
 }
 
+/**
+ * Where sessions live. Every call takes the request's context: a store that cannot answer before its
+ * deadline (or once its signal aborts) throws SessionStoreError rather than keep the request waiting.
+ */
 export interface SessionStore {
   /** Stores a new record; throws SessionStoreError if the id exists already. */
-  create(record: SessionRecord): Promise<void>;
+  create(record: SessionRecord, context: RequestContext): Promise<void>;
   /** A strongly consistent read; undefined when there is no such record (expired ones included: the caller checks expiry). */
-  get(sessionId: string): Promise<SessionRecord | undefined>;
+  get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined>;
   /**
    * Applies `changes` only if the stored version is still `expectedVersion`. `bumpVersion` says
    * whether MCP state changed (expiry refreshes do not bump it, so warm containers need not rebuild).
@@ -45,7 +49,8 @@ export interface SessionStore {
     expectedVersion: number,
     changes: SessionChanges,
     bumpVersion: boolean,
+    context: RequestContext,
   ): Promise<UpdateResult>;
   /** Removes the record; false when there was none. */
-  delete(sessionId: string): Promise<boolean>;
+  delete(sessionId: string, context: RequestContext): Promise<boolean>;
 }

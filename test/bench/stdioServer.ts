@@ -3,8 +3,10 @@
 // build to test/bench/.out/stdioServer.mjs.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createUpstream } from "../../src/prometheus/upstream.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";
+import { testContext } from "../helpers/context.js";
 
 const settings: ToolSettings = {
   prometheusUrl: process.env.PROMETHEUS_URL,
@@ -13,6 +15,7 @@ const settings: ToolSettings = {
   ampEndpoint: undefined,
   profileSupported: true,
 };
+const upstream = createUpstream(settings);
 
 const server = new McpServer({ name: "prometheus-mcp-stdio-baseline", version: "1.0.0" });
 for (const tool of tools) {
@@ -25,12 +28,7 @@ for (const tool of tools) {
       annotations: tool.annotations,
     },
     async (args: Record<string, unknown>) => {
-      const result = await tool.run(args, {
-        settings,
-        deadlineAt: Date.now() + 10_000,
-        signal: AbortSignal.timeout(10_000),
-        sessionData: {},
-      });
+      const result = await tool.run(args, { settings, upstream, context: testContext(10_000) });
       return {
         content: [{ type: "text" as const, text: JSON.stringify(result) }],
         structuredContent: result,

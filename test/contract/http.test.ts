@@ -1,19 +1,21 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import packageJson from "../../package.json" with { type: "json" };
+import { defineTool, type Tool, ToolError } from "../../tools/types.js";
 import { EVENT_FORMATS, httpEvent, lambdaContext } from "../helpers/events.js";
 import {
   callHttp,
   header,
   JSON_HEADERS,
-  loadHandler,
-  loadHandlerCapturingServers,
+  makeHandler,
+  makeHandlerCapturingServers,
   postMcp,
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
 
-type Handler = Awaited<ReturnType<typeof loadHandler>>;
+type Handler = Awaited<ReturnType<typeof makeHandler>>;
 
 const BODY_LIMIT = 8192;
 
@@ -45,7 +47,7 @@ for (const pythonCompat of [false, true]) {
   describe(`HTTP contract, ${mode}`, () => {
     let handler: Handler;
     beforeAll(async () => {
-      handler = await loadHandler({
+      handler = makeHandler({
         PYTHON_COMPAT: String(pythonCompat),
         PROMETHEUS_URL: silentUrl,
         PROMETHEUS_AUTH: "none",
@@ -481,7 +483,7 @@ for (const pythonCompat of [false, true]) {
 
 describe("isolation between stateless requests", () => {
   it("each request gets its own MCP server: logging/setLevel from one caller does not reach the next", async () => {
-    const { handler, servers } = await loadHandlerCapturingServers();
+    const { handler, servers } = makeHandlerCapturingServers();
     const set = await postMcp(handler, {
       jsonrpc: "2.0",
       id: 1,
@@ -498,7 +500,7 @@ describe("isolation between stateless requests", () => {
 
 describe("headers and secrets", () => {
   it("no response carries the Authorization header or a stack trace", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const secret =
       "AWS4-HMAC-SHA256 Credential=AKIDTESTFAKE/20260101/us-east-1/execute-api/aws4_request, Signature=deadbeef";
     for (const body of [
@@ -522,7 +524,7 @@ describe("headers and secrets", () => {
 
 describe("local run (IS_OFFLINE): DNS-rebinding protection", () => {
   it("a Host that is not localhost is 403; localhost hosts are served", async () => {
-    const handler = await loadHandler({ IS_OFFLINE: "true" });
+    const handler = makeHandler({ IS_OFFLINE: "true" });
     const call = (host: string) =>
       callHttp(handler, {
         method: "POST",
@@ -537,7 +539,7 @@ describe("local run (IS_OFFLINE): DNS-rebinding protection", () => {
   });
 
   it("in Lambda the Host is not checked", async () => {
-    const handler = await loadHandler({ AWS_LAMBDA_FUNCTION_NAME: "fn" });
+    const handler = makeHandler({ AWS_LAMBDA_FUNCTION_NAME: "fn" });
     const result = await callHttp(handler, {
       method: "POST",
       path: "/mcp",
@@ -551,14 +553,14 @@ describe("local run (IS_OFFLINE): DNS-rebinding protection", () => {
 describe("in Lambda or not", () => {
   it("a profile argument is refused in a deployed Lambda, accepted locally", async () => {
     const args = { profile: "dev" };
-    const inLambda = await loadHandler({
+    const inLambda = makeHandler({
       AWS_LAMBDA_FUNCTION_NAME: "fn",
       PROMETHEUS_URL: "https://prom.example/",
     });
     const refused = JSON.parse((await postMcp(inLambda, callTool(1, "GetServerInfo", args))).body);
     expect(refused.result.isError).toBe(true);
     expect(refused.result.content[0].text).toMatch(/^Error executing tool GetServerInfo: .*profile/i);
-    const local = await loadHandler({
+    const local = makeHandler({
       AWS_LAMBDA_FUNCTION_NAME: "fn",
       IS_LOCAL: "true",
       PROMETHEUS_URL: "https://prom.example/",
@@ -575,79 +577,81 @@ describe("in Lambda or not", () => {
 
 describe("faults", () => {
   it("a server fault is 500 -32603 Internal error, without detail; the detail goes to the log", async () => {
-    vi.resetModules();
-    vi.doMock("../../tools/index.js", () => ({
-      tools: [
-        {
-          name: "Broken",
-          description: "d",
-          annotations: {},
-          get inputSchema(): never {
-            throw new Error("secret internal detail at /var/task/index.mjs:1");
-          },
-          outputSchema: {},
-          run: async () => ({}),
-        },
-      ],
-    }));
-    try {
-      const handler = (await import("../../src/handler.js")).handler as unknown as Handler;
-      const result = (await handler(
-        httpEvent("v2", {
-          method: "POST",
-          path: "/mcp",
-          headers: JSON_HEADERS,
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-        }),
-        lambdaContext(),
-      )) as { statusCode: number; body: string };
-      expect(result.statusCode).toBe(500);
-      expect(JSON.parse(result.body)).toStrictEqual({
-        jsonrpc: "2.0",
-        id: 1,
-        error: { code: -32603, message: "Internal error" },
-      });
-    } finally {
-      vi.doUnmock("../../tools/index.js");
-    }
+    const broken = {
+      name: "Broken",
+      description: "d",
+      annotations: {},
+      get inputSchema(): never {
+        throw new Error("secret internal detail at /var/task/index.mjs:1");
+      },
+      outputSchema: z.object({}),
+      run: async () => ({}),
+    } as unknown as Tool;
+    const handler = makeHandler({}, { tools: [broken] });
+    const result = (await handler(
+      httpEvent("v2", {
+        method: "POST",
+        path: "/mcp",
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      }),
+      lambdaContext(),
+    )) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body)).toStrictEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: "Internal error" },
+    });
+  });
+
+  it("an error reply that merely reads like a fault is not one: a tool failing under PYTHON_COMPAT is 200", async () => {
+    const failing = defineTool({
+      name: "Failing",
+      description: "always fails",
+      annotations: {},
+      inputSchema: z.object({}),
+      outputSchema: z.object({}),
+      run: async () => {
+        throw new ToolError("Internal error");
+      },
+    });
+    const handler = makeHandler({ PYTHON_COMPAT: "true" }, { tools: [failing] });
+    const result = await postMcp(handler, callTool(3, "Failing", {}));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toStrictEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32603, message: "Tool execution failed: Error executing tool Failing: Internal error" },
+    });
   });
 
   it("a request still running at the deadline is 200 -32001 Request timed out", async () => {
-    vi.resetModules();
-    const { z } = await import("zod");
-    vi.doMock("../../tools/index.js", () => ({
-      tools: [
-        {
-          name: "Stuck",
-          description: "ignores its deadline",
-          annotations: {},
-          inputSchema: z.object({}),
-          outputSchema: z.object({}),
-          run: () => new Promise(() => undefined),
-        },
-      ],
-    }));
-    try {
-      const handler = (await import("../../src/handler.js")).handler as unknown as Handler;
-      const started = Date.now();
-      const result = (await handler(
-        httpEvent("v1", {
-          method: "POST",
-          path: "/mcp",
-          headers: JSON_HEADERS,
-          body: JSON.stringify(callTool(5, "Stuck", {})),
-        }),
-        lambdaContext(800),
-      )) as { statusCode: number; body: string };
-      expect(Date.now() - started).toBeLessThan(800);
-      expect(result.statusCode).toBe(200);
-      expect(JSON.parse(result.body)).toStrictEqual({
-        jsonrpc: "2.0",
-        id: 5,
-        error: { code: -32001, message: "Request timed out" },
-      });
-    } finally {
-      vi.doUnmock("../../tools/index.js");
-    }
+    const stuck = defineTool({
+      name: "Stuck",
+      description: "ignores its deadline",
+      annotations: {},
+      inputSchema: z.object({}),
+      outputSchema: z.object({}),
+      run: () => new Promise<Record<string, never>>(() => undefined),
+    });
+    const handler = makeHandler({}, { tools: [stuck] });
+    const started = Date.now();
+    const result = (await handler(
+      httpEvent("v1", {
+        method: "POST",
+        path: "/mcp",
+        headers: JSON_HEADERS,
+        body: JSON.stringify(callTool(5, "Stuck", {})),
+      }),
+      lambdaContext(800),
+    )) as { statusCode: number; body: string };
+    expect(Date.now() - started).toBeLessThan(800);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toStrictEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      error: { code: -32001, message: "Request timed out" },
+    });
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_FORMATS } from "../helpers/events.js";
-import { callHttp, type HttpResult, header, JSON_HEADERS, loadHandler } from "../helpers/handler.js";
+import { callHttp, type HttpResult, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 
-type Handler = Awaited<ReturnType<typeof loadHandler>>;
+type Handler = Awaited<ReturnType<typeof makeHandler>>;
 
 const initialize = {
   jsonrpc: "2.0",
@@ -45,7 +45,7 @@ async function open(handler: Handler, principal?: string): Promise<string> {
 describe("sessions (memory store, SESSIONS=optional)", () => {
   for (const format of EVENT_FORMATS) {
     it(`initialize creates a session; its id is returned and continues it (${format})`, async () => {
-      const handler = await loadHandler();
+      const handler = makeHandler();
       const initialized = await post(handler, initialize, undefined, format);
       const id = header(initialized, "Mcp-Session-Id") as string;
       expect(id).toMatch(UUID);
@@ -66,20 +66,20 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   }
 
   it("each initialize gets its own session id", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const ids = new Set(await Promise.all(Array.from({ length: 20 }, () => open(handler))));
     expect(ids.size).toBe(20);
   });
 
   it("requests without a session id stay stateless and carry no session header", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const result = await post(handler, toolsList);
     expect(result.statusCode).toBe(200);
     expect(header(result, "Mcp-Session-Id")).toBeUndefined();
   });
 
   it("an unknown session id is 404 -32001 Session not found", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const result = await post(handler, toolsList, "5f0c1b2a-0000-4000-8000-000000000000");
     expect(result.statusCode).toBe(404);
     expect(JSON.parse(result.body)).toStrictEqual({
@@ -90,7 +90,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   });
 
   it("a malformed session id is 400 before any store access", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     for (const bad of ["has space", "tab\there", "é-accent", "x".repeat(129)]) {
       const result = await post(handler, toolsList, bad);
       expect(result.statusCode).toBe(400);
@@ -100,13 +100,13 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   });
 
   it("initialize carrying a session id is 400", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const id = await open(handler);
     expect((await post(handler, initialize, id)).statusCode).toBe(400);
   });
 
   it("DELETE ends the session (204), after which it is 404 everywhere", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const id = await open(handler);
     const ended = await remove(handler, id);
     expect(ended.statusCode).toBe(204);
@@ -116,7 +116,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   });
 
   it("DELETE without an id is 400; with an unknown id 404", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     expect((await remove(handler)).statusCode).toBe(400);
     const unknown = await remove(handler, "5f0c1b2a-0000-4000-8000-000000000000");
     expect(unknown.statusCode).toBe(404);
@@ -124,7 +124,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   });
 
   it("a failed initialize creates no session", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const result = await post(handler, {
       jsonrpc: "2.0",
       id: 1,
@@ -136,7 +136,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   });
 
   it("a session is bound to the principal that created it", async () => {
-    const handler = await loadHandler();
+    const handler = makeHandler();
     const alice = "arn:aws:iam::123456789012:user/alice";
     const bob = "arn:aws:iam::123456789012:user/bob";
     const id = await open(handler, alice);
@@ -150,7 +150,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
   });
 
   it("an expired session is 404 (expiry checked by the application)", async () => {
-    const handler = await loadHandler({ SESSION_TTL_SECONDS: "1" });
+    const handler = makeHandler({ SESSION_TTL_SECONDS: "1" });
     const id = await open(handler);
     expect((await post(handler, toolsList, id)).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
@@ -160,7 +160,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
 
 describe("SESSIONS=required", () => {
   it("refuses a request without a session id with 400, but initialize creates one", async () => {
-    const handler = await loadHandler({ SESSIONS: "required" });
+    const handler = makeHandler({ SESSIONS: "required" });
     const refused = await post(handler, toolsList);
     expect(refused.statusCode).toBe(400);
     expect(JSON.parse(refused.body).error.message).toMatch(/Mcp-Session-Id/);
@@ -171,7 +171,7 @@ describe("SESSIONS=required", () => {
 
 describe("SESSIONS=off", () => {
   it("initialize creates no session, a session header is ignored, and DELETE is 405", async () => {
-    const handler = await loadHandler({ SESSIONS: "off" });
+    const handler = makeHandler({ SESSIONS: "off" });
     const initialized = await post(handler, initialize);
     expect(initialized.statusCode).toBe(200);
     expect(header(initialized, "Mcp-Session-Id")).toBeUndefined();

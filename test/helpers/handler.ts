@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { vi } from "vitest";
-import { APP_SETTINGS, RUNTIME_MARKERS } from "./configVariables.js";
+import { createHandler, type Dependencies } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
 import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "./events.js";
 
 export interface HttpResult {
@@ -9,15 +9,23 @@ export interface HttpResult {
   body: string;
 }
 
-type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+export type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
-/** Imports a fresh copy of the handler module with the given environment (config is read at import). */
-export async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
-  vi.resetModules();
-  for (const name of [...APP_SETTINGS, ...RUNTIME_MARKERS]) delete process.env[name];
-  Object.assign(process.env, { LOG_LEVEL: "SILENT", ...env });
-  const module = await import("../../src/handler.js");
-  return module.handler as unknown as Handler;
+/**
+ * A handler (a new container) configured by `env` alone, as the function's environment would
+ * (LOG_LEVEL defaults to SILENT); the shell running the tests cannot leak in.
+ */
+export function makeHandler(env: Record<string, string> = {}, dependencies: Dependencies = {}): Handler {
+  return createHandler(loadConfig({ LOG_LEVEL: "SILENT", ...env }), dependencies) as unknown as Handler;
+}
+
+/** A handler that also records every MCP server it builds. */
+export function makeHandlerCapturingServers(env: Record<string, string> = {}): {
+  handler: Handler;
+  servers: McpServer[];
+} {
+  const servers: McpServer[] = [];
+  return { handler: makeHandler(env, { onServerCreated: (server) => servers.push(server) }), servers };
 }
 
 export async function callHttp(
@@ -46,28 +54,4 @@ export async function postMcp(
 export function header(result: HttpResult, name: string): string | undefined {
   const match = Object.keys(result.headers).find((key) => key.toLowerCase() === name.toLowerCase());
   return match === undefined ? undefined : result.headers[match];
-}
-
-/** A fresh handler module (a new container) that also records every MCP server it builds. */
-export async function loadHandlerCapturingServers(
-  env: Record<string, string> = {},
-): Promise<{ handler: Handler; servers: McpServer[] }> {
-  const servers: McpServer[] = [];
-  vi.resetModules();
-  vi.doMock("../../src/server.js", async (importOriginal) => {
-    const real = await importOriginal<typeof import("../../src/server.js")>();
-    return {
-      ...real,
-      createMcpServer: (options: Parameters<typeof real.createMcpServer>[0]) => {
-        const server = real.createMcpServer(options);
-        servers.push(server);
-        return server;
-      },
-    };
-  });
-  try {
-    return { handler: await loadHandler(env), servers };
-  } finally {
-    vi.doUnmock("../../src/server.js");
-  }
 }

@@ -1,8 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Bridge } from "../../src/bridge/bridge.js";
-import { createMcpServer } from "../../src/server.js";
+import { createUpstream } from "../../src/prometheus/upstream.js";
+import { mcpServerFactory } from "../../src/server.js";
 import { SessionManager, type SessionManagerOptions } from "../../src/sessions/manager.js";
 import type { SessionStore } from "../../src/sessions/store.js";
+import { tools } from "../../tools/index.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
 
 /**
@@ -14,20 +16,23 @@ export function sessionContainer(
   options: Partial<Omit<SessionManagerOptions, "store" | "openBridge">> = {},
 ): { manager: SessionManager; servers: McpServer[] } {
   const servers: McpServer[] = [];
+  const makeServer = mcpServerFactory({
+    tools,
+    settings: LOCAL_SETTINGS,
+    upstream: createUpstream(LOCAL_SETTINGS),
+    toolFailuresAsErrors: false,
+    onFault: () => undefined,
+  });
   const manager = new SessionManager({
     ttlSeconds: 600,
     ...options,
     store,
-    openBridge: (state) => {
-      const server = createMcpServer({
-        settings: LOCAL_SETTINGS,
-        toolFailuresAsErrors: false,
-        state,
-        onFault: () => undefined,
-      });
-      servers.push(server);
-      return Bridge.attach(server);
-    },
+    openBridge: () =>
+      Bridge.open((forwarded) => {
+        const server = makeServer(forwarded);
+        servers.push(server);
+        return server;
+      }),
   });
   return { manager, servers };
 }

@@ -1,4 +1,4 @@
-/** The tools' interface existing clients depend on (reference/tools.md), in tools/list order. */
+/** The tools' interface clients of the Python Lambda depend on: names, parameters, required sets, in tools/list order. */
 export const TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
   ExecuteQuery: { required: ["query"], properties: ["workspace_id", "query", "time", "region", "profile"] },
   ExecuteRangeQuery: {

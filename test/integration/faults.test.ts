@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { prometheusGet } from "../../src/prometheus/dataPlane.js";
+import { Credentials } from "../../src/prometheus/credentials.js";
+import { DataPlane } from "../../src/prometheus/dataPlane.js";
 import { ExecuteQuery, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
+import { testContext } from "../helpers/context.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
 import { refusedUrl } from "../support/net.js";
 import { callTool, makeToolCall } from "../support/toolCall.js";
@@ -129,11 +131,11 @@ describe("data-plane faults", () => {
   it("bounds each attempt by the per-attempt cap and retries a timed-out attempt while time is left", async () => {
     const server = await startFaultServer([{ hang: true }, { status: 200, body: successBody(VECTOR) }]);
     try {
-      const data = await prometheusGet(
+      const data = await new DataPlane(new Credentials(), "none").get(
         server.url,
         "/query",
         { query: "up" },
-        { region: "us-east-1", auth: "none", deadlineAt: Date.now() + 5_000, attemptTimeoutMs: 300 },
+        { region: "us-east-1", profile: undefined, context: testContext(5_000), attemptTimeoutMs: 300 },
       );
       expect(data).toEqual(VECTOR);
       expect(server.requests).toHaveLength(2);

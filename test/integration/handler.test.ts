@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_FORMATS } from "../helpers/events.js";
-import { loadHandler, postMcp } from "../helpers/handler.js";
+import { JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
@@ -14,7 +14,14 @@ const REGION = "us-west-2";
 const WS = "ws-aaaaaaaa-0000-0000-0000-000000000001";
 const WS_CREATING = "ws-bbbbbbbb-0000-0000-0000-000000000002";
 
-type Handler = Awaited<ReturnType<typeof loadHandler>>;
+type Handler = Awaited<ReturnType<typeof makeHandler>>;
+
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id: name,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against a real Prometheus", () => {
   let proxy: SigV4Proxy;
@@ -28,7 +35,7 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
       { workspaceId: WS_CREATING, status: "CREATING" },
     ]);
     ({ proxy, amp } = stack);
-    handler = await loadHandler({ AWS_REGION: REGION, AMP_ENDPOINT: amp.url });
+    handler = makeHandler({ AWS_REGION: REGION, AMP_ENDPOINT: amp.url });
   });
 
   afterAll(async () => {
@@ -199,5 +206,44 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
     expect(result.content[0]?.text).toBe(
       "Error executing tool ListMetrics: Workspace ID is required when no Prometheus URL is configured. Please use GetAvailableWorkspaces to list available workspaces and choose one.",
     );
+  });
+
+  it("two handlers built with different configs in one process share nothing: settings, caches, sessions", async () => {
+    const a = makeHandler({ AWS_REGION: REGION, AMP_ENDPOINT: amp.url });
+    const b = makeHandler({
+      AWS_REGION: REGION,
+      AMP_ENDPOINT: amp.url,
+      PROMETHEUS_URL: "http://127.0.0.1:1",
+      PROMETHEUS_AUTH: "none",
+      PYTHON_COMPAT: "true",
+    });
+    const info = async (handler: Handler, args: Record<string, unknown>) =>
+      JSON.parse((await postMcp(handler, toolCall("GetServerInfo", args))).body).result.structuredContent;
+
+    expect((await info(a, {})).prometheus_url).toBeNull();
+    expect((await info(b, {})).prometheus_url).toBe("http://127.0.0.1:1");
+
+    // Each handler resolves a workspace once and keeps the endpoint to itself.
+    await info(a, { workspace_id: WS });
+    await info(a, { workspace_id: WS });
+    expect(amp.calls.DescribeWorkspace).toBe(1);
+    await info(b, { workspace_id: WS });
+    expect(amp.calls.DescribeWorkspace).toBe(2);
+
+    // PYTHON_COMPAT belongs to b alone.
+    const failing = toolCall("ExecuteQuery", { query: "up" });
+    expect(JSON.parse((await postMcp(a, failing)).body).result.isError).toBe(true);
+    expect(JSON.parse((await postMcp(b, failing)).body).error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^Tool execution failed: Error executing tool ExecuteQuery: /),
+    });
+
+    // A session started on a is unknown to b (each has its own memory store).
+    const started = await postMcp(a, { jsonrpc: "2.0", id: 1, method: "initialize", params: {} });
+    const sessionId = started.headers["Mcp-Session-Id"] as string;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const headers = { ...JSON_HEADERS, "mcp-session-id": sessionId };
+    expect((await postMcp(a, { jsonrpc: "2.0", id: 2, method: "ping" }, "v2", headers)).statusCode).toBe(200);
+    expect((await postMcp(b, { jsonrpc: "2.0", id: 2, method: "ping" }, "v2", headers)).statusCode).toBe(404);
   });
 });

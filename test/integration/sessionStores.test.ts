@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import { type SessionRecord, type SessionStore, SessionStoreError } from "../../src/sessions/store.js";
+import { testContext } from "../helpers/context.js";
 import { runOk } from "../support/childProcess.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
@@ -15,22 +16,23 @@ import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+const ctx = () => testContext(10_000);
+
 function record(overrides: Partial<SessionRecord> = {}): SessionRecord {
   const now = Date.now();
   return {
     sessionId: randomUUID(),
     initializeParams: {
       protocolVersion: "2025-06-18",
-      capabilities: { roots: { listChanged: true }, sampling: {} },
-      clientInfo: { name: "contract-test", version: "1.0.0" },
+      capabilities: {
+        roots: { listChanged: true },
+        sampling: {},
+        experimental: { list: [1, "two", { three: true }], empty: {}, flag: false, nothing: null },
+      },
+      clientInfo: { name: "contract-test", version: "1.0.0", title: "héllo" },
     },
     protocolVersion: "2025-06-18",
     logLevel: undefined,
-    data: {
-      counter: 3,
-      nested: { list: [1, "two", { three: true }], empty: {}, flag: false, nothing: null },
-      text: "héllo",
-    },
     principal: "arn:aws:iam::123456789012:user/alice",
     createdAt: now,
     updatedAt: now,
@@ -70,47 +72,52 @@ describe.each(subjects)("SessionStore contract: $name", (subject) => {
     store = subject.make();
   });
 
-  it("round-trips every field of a created record, nested data included", async () => {
+  it("round-trips every field of a created record, nested params included", async () => {
     const created = record();
-    await store.create(created);
-    const loaded = await store.get(created.sessionId);
+    await store.create(created, ctx());
+    const loaded = await store.get(created.sessionId, ctx());
     expect(loaded).toEqual(created);
     expect(loaded?.logLevel).toBeUndefined();
   });
 
-  it("round-trips a record with a level, no principal and empty data", async () => {
-    const created = record({ logLevel: "debug", principal: undefined, data: {} });
-    await store.create(created);
-    expect(await store.get(created.sessionId)).toEqual(created);
+  it("round-trips a record with a level and no principal", async () => {
+    const created = record({ logLevel: "debug", principal: undefined });
+    await store.create(created, ctx());
+    expect(await store.get(created.sessionId, ctx())).toEqual(created);
   });
 
   it("returns undefined for an unknown id", async () => {
-    expect(await store.get(randomUUID())).toBeUndefined();
+    expect(await store.get(randomUUID(), ctx())).toBeUndefined();
   });
 
   it("rejects creating an id that exists already and keeps the stored record", async () => {
     const created = record();
-    await store.create(created);
-    await expect(store.create({ ...created, protocolVersion: "other", version: 7 })).rejects.toThrow();
-    expect(await store.get(created.sessionId)).toEqual(created);
+    await store.create(created, ctx());
+    await expect(store.create({ ...created, protocolVersion: "other", version: 7 }, ctx())).rejects.toThrow();
+    expect(await store.get(created.sessionId, ctx())).toEqual(created);
   });
 
   it("applies an update with the right version and bumps the version only when asked", async () => {
     const created = record();
-    await store.create(created);
+    await store.create(created, ctx());
 
     const refreshed = { expiresAt: created.expiresAt + 60, updatedAt: created.updatedAt + 1 };
-    expect(await store.update(created.sessionId, 1, refreshed, false)).toBe("updated");
-    expect(await store.get(created.sessionId)).toEqual({ ...created, ...refreshed, version: 1 });
+    expect(await store.update(created.sessionId, 1, refreshed, false, ctx())).toBe("updated");
+    expect(await store.get(created.sessionId, ctx())).toEqual({ ...created, ...refreshed, version: 1 });
 
-    const data = { counter: 4, added: { deep: ["x"] } };
-    expect(await store.update(created.sessionId, 1, { data, updatedAt: created.updatedAt + 2 }, true)).toBe(
-      "updated",
-    );
-    expect(await store.get(created.sessionId)).toEqual({
+    expect(
+      await store.update(
+        created.sessionId,
+        1,
+        { logLevel: "info", updatedAt: created.updatedAt + 2 },
+        true,
+        ctx(),
+      ),
+    ).toBe("updated");
+    expect(await store.get(created.sessionId, ctx())).toEqual({
       ...created,
       ...refreshed,
-      data,
+      logLevel: "info",
       updatedAt: created.updatedAt + 2,
       version: 2,
     });
@@ -118,55 +125,53 @@ describe.each(subjects)("SessionStore contract: $name", (subject) => {
 
   it("answers conflict for a stale version and changes nothing", async () => {
     const created = record({ version: 5 });
-    await store.create(created);
-    expect(await store.update(created.sessionId, 4, { logLevel: "error", data: { lost: true } }, true)).toBe(
-      "conflict",
-    );
-    expect(await store.update(created.sessionId, 6, { expiresAt: 1 }, false)).toBe("conflict");
-    expect(await store.get(created.sessionId)).toEqual(created);
+    await store.create(created, ctx());
+    expect(await store.update(created.sessionId, 4, { logLevel: "error" }, true, ctx())).toBe("conflict");
+    expect(await store.update(created.sessionId, 6, { expiresAt: 1 }, false, ctx())).toBe("conflict");
+    expect(await store.get(created.sessionId, ctx())).toEqual(created);
   });
 
   it("answers missing for an unknown id and creates nothing", async () => {
     const id = randomUUID();
-    expect(await store.update(id, 1, { logLevel: "info" }, true)).toBe("missing");
-    expect(await store.get(id)).toBeUndefined();
+    expect(await store.update(id, 1, { logLevel: "info" }, true, ctx())).toBe("missing");
+    expect(await store.get(id, ctx())).toBeUndefined();
   });
 
   it("sets a log level, then clears it", async () => {
     const created = record();
-    await store.create(created);
-    expect(await store.update(created.sessionId, 1, { logLevel: "warning" }, true)).toBe("updated");
-    expect((await store.get(created.sessionId))?.logLevel).toBe("warning");
-    expect(await store.update(created.sessionId, 2, { logLevel: undefined }, true)).toBe("updated");
-    const cleared = await store.get(created.sessionId);
+    await store.create(created, ctx());
+    expect(await store.update(created.sessionId, 1, { logLevel: "warning" }, true, ctx())).toBe("updated");
+    expect((await store.get(created.sessionId, ctx()))?.logLevel).toBe("warning");
+    expect(await store.update(created.sessionId, 2, { logLevel: undefined }, true, ctx())).toBe("updated");
+    const cleared = await store.get(created.sessionId, ctx());
     expect(cleared).toEqual({ ...created, logLevel: undefined, version: 3 });
     expect(cleared !== undefined && Object.hasOwn(cleared, "logLevel")).toBe(true);
   });
 
   it("deletes once: true, then get is undefined and a second delete is false", async () => {
     const created = record();
-    await store.create(created);
-    expect(await store.delete(created.sessionId)).toBe(true);
-    expect(await store.get(created.sessionId)).toBeUndefined();
-    expect(await store.delete(created.sessionId)).toBe(false);
-    expect(await store.update(created.sessionId, 1, { logLevel: "info" }, false)).toBe("missing");
+    await store.create(created, ctx());
+    expect(await store.delete(created.sessionId, ctx())).toBe(true);
+    expect(await store.get(created.sessionId, ctx())).toBeUndefined();
+    expect(await store.delete(created.sessionId, ctx())).toBe(false);
+    expect(await store.update(created.sessionId, 1, { logLevel: "info" }, false, ctx())).toBe("missing");
   });
 
   it("does not filter expired records: expiry is the application's check", async () => {
     const expired = record({ expiresAt: nowSeconds() - 3600 });
-    await store.create(expired);
-    expect(await store.get(expired.sessionId)).toEqual(expired);
-    expect(await store.update(expired.sessionId, 1, { updatedAt: Date.now() }, false)).toBe("updated");
+    await store.create(expired, ctx());
+    expect(await store.get(expired.sessionId, ctx())).toEqual(expired);
+    expect(await store.update(expired.sessionId, 1, { updatedAt: Date.now() }, false, ctx())).toBe("updated");
   });
 
   it("returns copies: mutating a returned record does not change the store", async () => {
     const created = record();
-    await store.create(created);
-    const loaded = await store.get(created.sessionId);
+    await store.create(created, ctx());
+    const loaded = await store.get(created.sessionId, ctx());
     if (!loaded) throw new Error("record not found");
-    loaded.data.counter = 99;
+    loaded.logLevel = "mutated";
     (loaded.initializeParams as { protocolVersion: string }).protocolVersion = "mutated";
-    expect(await store.get(created.sessionId)).toEqual(created);
+    expect(await store.get(created.sessionId, ctx())).toEqual(created);
   });
 });
 
@@ -177,22 +182,22 @@ describe("DynamoSessionStore only", () => {
   it("rejects a duplicate create with a SessionStoreError", async () => {
     const store = makeStore();
     const created = record();
-    await store.create(created);
-    await expect(store.create(created)).rejects.toBeInstanceOf(SessionStoreError);
+    await store.create(created, ctx());
+    await expect(store.create(created, ctx())).rejects.toBeInstanceOf(SessionStoreError);
   });
 
   it("fails fast with SessionStoreError naming the operation during an outage, and keeps the data", async () => {
     const store = makeStore();
     const created = record();
-    await store.create(created);
+    await store.create(created, ctx());
 
     await dynamo.cutOff();
     try {
       const operations: [string, () => Promise<unknown>][] = [
-        ["create", () => store.create(record())],
-        ["get", () => store.get(created.sessionId)],
-        ["update", () => store.update(created.sessionId, 1, { logLevel: "debug" }, true)],
-        ["delete", () => store.delete(created.sessionId)],
+        ["create", () => store.create(record(), ctx())],
+        ["get", () => store.get(created.sessionId, ctx())],
+        ["update", () => store.update(created.sessionId, 1, { logLevel: "debug" }, true, ctx())],
+        ["delete", () => store.delete(created.sessionId, ctx())],
       ];
       for (const [operation, run] of operations) {
         const started = Date.now();
@@ -210,8 +215,8 @@ describe("DynamoSessionStore only", () => {
       await dynamo.restore();
     }
 
-    expect(await store.get(created.sessionId)).toEqual(created);
-    expect(await store.update(created.sessionId, 1, { logLevel: "debug" }, true)).toBe("updated");
+    expect(await store.get(created.sessionId, ctx())).toEqual(created);
+    expect(await store.update(created.sessionId, 1, { logLevel: "debug" }, true, ctx())).toBe("updated");
   });
 
   it("fails fast against an endpoint where nothing listens", async () => {
@@ -221,21 +226,50 @@ describe("DynamoSessionStore only", () => {
       endpoint: await refusedUrl(),
     });
     const started = Date.now();
-    await expect(store.get("anything")).rejects.toThrow(/session store get failed/);
+    await expect(store.get("anything", ctx())).rejects.toThrow(/session store get failed/);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it("gives up on an endpoint that accepts connections but never answers (request timeout, 2 attempts)", async () => {
+  it("bounds each call by its cap, and by the request's deadline when that comes first", async () => {
     // Accepts every request and never answers it.
     const silent = createServer(() => {});
     const endpoint = await listenLoopback(silent);
     try {
       const store = new DynamoSessionStore({ tableName: dynamo.tableName, region: "us-east-1", endpoint });
+      for (const [deadlineMs, expected] of [
+        [30_000, 3_000],
+        [700, 700],
+      ] as const) {
+        const started = Date.now();
+        await expect(store.get("x", testContext(deadlineMs))).rejects.toThrow(
+          /^session store get failed: no answer within \d+ ms$/,
+        );
+        const elapsed = Date.now() - started;
+        expect(elapsed).toBeGreaterThanOrEqual(expected - 100);
+        expect(elapsed).toBeLessThan(expected + 1_000);
+      }
+    } finally {
+      await closeServer(silent);
+    }
+  });
+
+  it("does not call at all once the deadline has passed, and stops when the request is cancelled", async () => {
+    const silent = createServer(() => {});
+    const endpoint = await listenLoopback(silent);
+    let received = 0;
+    silent.on("request", () => received++);
+    try {
+      const store = new DynamoSessionStore({ tableName: dynamo.tableName, region: "us-east-1", endpoint });
+      const past = { deadlineAt: Date.now() - 1, signal: AbortSignal.abort(), principal: undefined };
+      await expect(store.delete("x", past)).rejects.toThrow(/deadline has passed/);
+      expect(received).toBe(0);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
       const started = Date.now();
-      await expect(store.get("x")).rejects.toThrow(/^session store get failed: TimeoutError/);
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(2900);
-      expect(elapsed).toBeLessThan(8000);
+      await expect(store.get("x", testContext(10_000, { signal: controller.signal }))).rejects.toThrow(
+        /^session store get failed: the request was cancelled$/,
+      );
+      expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       await closeServer(silent);
     }
@@ -247,8 +281,10 @@ describe("DynamoSessionStore only", () => {
       region: "us-east-1",
       endpoint: dynamo.endpoint,
     });
-    await expect(store.get("x")).rejects.toThrow(/^session store get failed: ResourceNotFoundException/);
-    await expect(store.update("x", 1, { logLevel: "info" }, true)).rejects.toThrow(
+    await expect(store.get("x", ctx())).rejects.toThrow(
+      /^session store get failed: ResourceNotFoundException/,
+    );
+    await expect(store.update("x", 1, { logLevel: "info" }, true, ctx())).rejects.toThrow(
       /session store update failed/,
     );
   });
@@ -257,36 +293,38 @@ describe("DynamoSessionStore only", () => {
     const a = makeStore();
     const b = makeStore();
     const created = record();
-    await a.create(created);
+    await a.create(created, ctx());
 
     for (let version = 1; version <= 5; version++) {
       const results = await Promise.all([
-        a.update(created.sessionId, version, { data: { writer: "a", version } }, true),
-        b.update(created.sessionId, version, { data: { writer: "b", version } }, true),
+        a.update(created.sessionId, version, { logLevel: `a${version}` }, true, ctx()),
+        b.update(created.sessionId, version, { logLevel: `b${version}` }, true, ctx()),
       ]);
       expect([...results].sort()).toEqual(["conflict", "updated"]);
       const winner = results[0] === "updated" ? "a" : "b";
-      expect(await a.get(created.sessionId)).toMatchObject({
+      expect(await a.get(created.sessionId, ctx())).toMatchObject({
         version: version + 1,
-        data: { writer: winner, version },
+        logLevel: `${winner}${version}`,
       });
     }
   });
 
   it("never loses an update when concurrent writers re-read and re-apply on conflict", async () => {
-    const created = record({ data: {} });
-    await makeStore().create(created);
+    const created = record();
+    await makeStore().create(created, ctx());
 
-    /** Adds `key` to the session's data, retrying on conflict as the session manager does. */
+    /** Appends `key` to a field of the session, re-reading and retrying on conflict as the session manager does. */
     async function addKey(store: SessionStore, key: string): Promise<number> {
       for (let attempt = 1; attempt <= 50; attempt++) {
-        const current = await store.get(created.sessionId);
+        const current = await store.get(created.sessionId, ctx());
         if (!current) throw new Error("session vanished");
+        const appended = current.logLevel === undefined ? key : `${current.logLevel},${key}`;
         const result = await store.update(
           current.sessionId,
           current.version,
-          { data: { ...current.data, [key]: attempt } },
+          { logLevel: appended },
           true,
+          ctx(),
         );
         if (result === "updated") return attempt;
         expect(result).toBe("conflict");
@@ -298,8 +336,8 @@ describe("DynamoSessionStore only", () => {
     const keys = Array.from({ length: 10 }, (_, index) => `k${index}`);
     await Promise.all(keys.map((key, index) => addKey(writers[index % 2] as SessionStore, key)));
 
-    const final = await writers[0]?.get(created.sessionId);
-    expect(Object.keys(final?.data ?? {}).sort()).toEqual([...keys].sort());
+    const final = await writers[0]?.get(created.sessionId, ctx());
+    expect(final?.logLevel?.split(",").sort()).toEqual([...keys].sort());
     expect(final?.version).toBe(1 + keys.length);
   });
 
@@ -327,7 +365,7 @@ describe("DynamoSessionStore only", () => {
         const { DynamoSessionStore } = await import(${JSON.stringify(outfile)});
         const store = new DynamoSessionStore({ tableName: "t", region: "us-east-1", endpoint: ${JSON.stringify(await refusedUrl())} });
         const afterImport = sdkLoaded();
-        const error = await store.get("x").then(() => undefined, (e) => e.name + ": " + e.message);
+        const error = await store.get("x", { deadlineAt: Date.now() + 10000, signal: new AbortController().signal }).then(() => undefined, (e) => e.name + ": " + e.message);
         console.log(JSON.stringify({ afterImport, afterUse: sdkLoaded(), error }));
       `;
       const output = await runNode(script, dir);

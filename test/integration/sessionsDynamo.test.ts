@@ -1,20 +1,22 @@
+import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import type { ActiveSession } from "../../src/sessions/manager.js";
+import { testContext } from "../helpers/context.js";
 import {
   callHttp,
+  type Handler,
   type HttpResult,
   header,
   JSON_HEADERS,
-  type loadHandler,
-  loadHandlerCapturingServers,
+  makeHandler,
+  makeHandlerCapturingServers,
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
 import { sessionContainer } from "../helpers/sessionContainer.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
-
-type Handler = Awaited<ReturnType<typeof loadHandler>>;
+import { closeServer, listenLoopback } from "../support/net.js";
 
 const initialize = {
   jsonrpc: "2.0",
@@ -27,10 +29,20 @@ const initialize = {
   },
 };
 
-function post(handler: Handler, body: unknown, sessionId?: string): Promise<HttpResult> {
+function post(
+  handler: Handler,
+  body: unknown,
+  sessionId?: string,
+  remainingMs?: number,
+): Promise<HttpResult> {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
-  return callHttp(handler, { method: "POST", path: "/mcp", headers, body: JSON.stringify(body) });
+  return callHttp(
+    handler,
+    { method: "POST", path: "/mcp", headers, body: JSON.stringify(body) },
+    "v2",
+    remainingMs,
+  );
 }
 
 describe("sessions in DynamoDB (dynalite) across containers", () => {
@@ -52,7 +64,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
   });
 
   it("a session started in one container continues in a fresh one: tools, tool calls and log level", async () => {
-    const first = await loadHandlerCapturingServers(env);
+    const first = makeHandlerCapturingServers(env);
     const started = await post(first.handler, initialize);
     const id = header(started, "Mcp-Session-Id") as string;
     expect(id).toBeDefined();
@@ -66,7 +78,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     );
     expect(JSON.parse(levelSet.body)).toStrictEqual({ jsonrpc: "2.0", id: 2, result: {} });
 
-    const second = await loadHandlerCapturingServers(env);
+    const second = makeHandlerCapturingServers(env);
     const listed = await post(second.handler, { jsonrpc: "2.0", id: 3, method: "tools/list" }, id);
     expect(listed.statusCode).toBe(200);
     expect(header(listed, "Mcp-Session-Id")).toBe(id);
@@ -91,7 +103,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
   });
 
   it("DynamoDB unreachable: 503 with Retry-After, never 404; when it is back the session continues", async () => {
-    const { handler } = await loadHandlerCapturingServers(env);
+    const { handler } = makeHandlerCapturingServers(env);
     const id = header(await post(handler, initialize), "Mcp-Session-Id") as string;
     await dynamo.cutOff();
     try {
@@ -124,18 +136,56 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     const manager = () => sessionContainer(store(), { now: () => clock.now }).manager;
     const [a, b] = [manager(), manager()];
     const init = completeInitialize(initialize as never);
-    const { sessionId } = await a.initialize(init, undefined, Date.now() + 5_000);
+    const { sessionId } = await a.initialize(init, testContext(5_000));
     const id = sessionId as string;
-    const onA = (await a.resume(id, undefined, Date.now() + 5_000)) as ActiveSession;
+    const onA = (await a.resume(id, testContext(5_000))) as ActiveSession;
     await dispatch(
       { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "alert" } },
-      { deadlineAt: Date.now() + 5_000, bridge: async () => onA.bridge },
+      { context: testContext(5_000), bridge: async () => onA.bridge },
     );
     clock.now += 120_000;
     // B refreshes the expiry while A stores the log level; whichever writes second may meet a moved version and re-apply.
-    await Promise.all([a.persist(onA), b.resume(id, undefined, Date.now() + 5_000)]);
-    const record = await store().get(id);
+    await Promise.all([a.persist(onA, testContext(5_000)), b.resume(id, testContext(5_000))]);
+    const record = await store().get(id, testContext(5_000));
     expect(record?.logLevel).toBe("alert");
     expect(record?.expiresAt).toBe(Math.floor(clock.now / 1000) + 600);
+  });
+});
+
+describe("a DynamoDB that accepts connections and never answers", () => {
+  let silent: Server;
+  let endpoint: string;
+
+  beforeAll(async () => {
+    silent = createServer(() => undefined);
+    endpoint = await listenLoopback(silent);
+  });
+  afterAll(async () => {
+    await closeServer(silent);
+  });
+
+  it("with 2.5 s left, initialize and a session request are 503 with Retry-After, answered in under 2.5 s", async () => {
+    const handler = makeHandler({
+      SESSION_TABLE: "sessions",
+      DYNAMODB_ENDPOINT: endpoint,
+      PROMETHEUS_URL: "http://127.0.0.1:1",
+      PROMETHEUS_AUTH: "none",
+    });
+    for (const sessionId of [undefined, "0f8fad5b-d9cb-469f-a165-70867728950e"]) {
+      const started = Date.now();
+      const result = await post(
+        handler,
+        sessionId ? { jsonrpc: "2.0", id: 2, method: "ping" } : initialize,
+        sessionId,
+        2_500,
+      );
+      const elapsed = Date.now() - started;
+      expect(result.statusCode, String(sessionId)).toBe(503);
+      expect(header(result, "Retry-After")).toBe("1");
+      expect(JSON.parse(result.body)).toMatchObject({ error: { code: -32000 } });
+      expect(elapsed).toBeLessThan(2_500);
+      // The store was given the time up to the deadline (2.5 s less the 500 ms margin), not cut short.
+      expect(elapsed).toBeGreaterThanOrEqual(1_900);
+    }
   });
 });

@@ -136,11 +136,20 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
   });
 
   it("caches endpoints it learned, so a later query needs no DescribeWorkspace", async () => {
-    await callTool(GetAvailableWorkspaces, {}, call());
+    const first = call();
+    await callTool(GetAvailableWorkspaces, {}, first);
     amp.resetCalls();
-    const info = await callTool(GetServerInfo, { workspace_id: id(5) }, call());
+    const later = makeToolCall(first.settings, { upstream: first.upstream });
+    const info = await callTool(GetServerInfo, { workspace_id: id(5) }, later);
     expect(info).toMatchObject({ prometheus_url: ampUrl(5).slice(0, -1) });
     expect(amp.calls.DescribeWorkspace).toBe(0);
+  });
+
+  it("a cache belongs to one handler's clients: another handler describes the workspace itself", async () => {
+    await callTool(GetAvailableWorkspaces, {}, call());
+    amp.resetCalls();
+    await callTool(GetServerInfo, { workspace_id: id(5) }, call());
+    expect(amp.calls.DescribeWorkspace).toBe(1);
   });
 
   it("reports a workspace that does not exist, naming it and the region", async () => {
@@ -152,10 +161,11 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
   });
 
   it("does not cache a failed lookup", async () => {
-    const call1 = call();
-    await expect(callTool(GetServerInfo, { workspace_id: "ws-later" }, call1)).rejects.toThrow(/not found/);
+    const first = call();
+    await expect(callTool(GetServerInfo, { workspace_id: "ws-later" }, first)).rejects.toThrow(/not found/);
     amp.setWorkspaces([{ workspaceId: "ws-later", status: "ACTIVE" }]);
-    expect(await callTool(GetServerInfo, { workspace_id: "ws-later" }, call())).toMatchObject({
+    const later = makeToolCall(first.settings, { upstream: first.upstream });
+    expect(await callTool(GetServerInfo, { workspace_id: "ws-later" }, later)).toMatchObject({
       prometheus_url: `https://aps-workspaces.${REGION}.amazonaws.com/workspaces/ws-later`,
     });
   });

@@ -2,6 +2,7 @@ import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { dispatch } from "../../src/bridge/dispatch.js";
+import { testContext } from "../helpers/context.js";
 import { echoServer } from "../helpers/echoServer.js";
 
 const callerId = fc.oneof(
@@ -43,12 +44,12 @@ describe("id correlation", () => {
   })(
     "every reply carries exactly its request's id, type kept, in request order, across concurrent batches on one bridge",
     async (batches) => {
-      const bridge = await Bridge.attach(echoServer());
-      const deadlineAt = Date.now() + 10_000;
+      const bridge = await Bridge.open(() => echoServer());
+      const context = testContext(10_000);
       const results = await Promise.all(
         batches.map((batch, b) => {
           const payload = batch.map((e, i) => toMessage(e, `${b}:${i}`));
-          return dispatch(payload, { deadlineAt, bridge: async () => bridge });
+          return dispatch(payload, { context, bridge: async () => bridge });
         }),
       );
       results.forEach((outcome, b) => {
@@ -77,12 +78,12 @@ describe("id correlation", () => {
   test.prop([callerId, fc.integer({ min: 2, max: 8 })], { numRuns: 40 })(
     "concurrent single requests with the same id never get each other's reply",
     async (id, count) => {
-      const bridge = await Bridge.attach(echoServer());
-      const deadlineAt = Date.now() + 10_000;
+      const bridge = await Bridge.open(() => echoServer());
+      const context = testContext(10_000);
       const outcomes = await Promise.all(
         Array.from({ length: count }, (_, i) =>
           dispatch(toMessage({ kind: "request", id, delayMs: (count - i) % 3 }, `m${i}`), {
-            deadlineAt,
+            context,
             bridge: async () => bridge,
           }),
         ),

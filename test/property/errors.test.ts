@@ -1,12 +1,12 @@
 import { fc, test } from "@fast-check/vitest";
 import { beforeAll, describe, expect } from "vitest";
 import { EVENT_FORMATS, type EventFormat } from "../helpers/events.js";
-import { callHttp, type HttpResult, JSON_HEADERS, loadHandler } from "../helpers/handler.js";
+import { callHttp, type HttpResult, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 
-type Handler = Awaited<ReturnType<typeof loadHandler>>;
+type Handler = Awaited<ReturnType<typeof makeHandler>>;
 let handler: Handler;
 beforeAll(async () => {
-  handler = await loadHandler();
+  handler = makeHandler();
 });
 
 interface Case {

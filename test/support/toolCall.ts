@@ -1,4 +1,6 @@
+import { createUpstream, type Upstream } from "../../src/prometheus/upstream.js";
 import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
+import { testContext } from "../helpers/context.js";
 
 /** Settings as in a local run: no PROMETHEUS_URL, SigV4, us-east-1, real AMP endpoint, profiles allowed. */
 export const LOCAL_SETTINGS: ToolSettings = {
@@ -13,15 +15,17 @@ export interface ToolCallOptions {
   /** Milliseconds until the call's deadline (default 10 s). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The clients (and their caches) of an earlier call: a warm container. Default: new ones, a cold container. */
+  upstream?: Upstream;
 }
 
-/** A ToolCall as the server would build it: settings over LOCAL_SETTINGS, a deadline, an abort signal. */
-export function makeToolCall(settings: Partial<ToolSettings> = {}, options: ToolCallOptions = {}): ToolCall {
+/** A ToolCall as the server would build it: settings over LOCAL_SETTINGS, a request context, the clients. */
+export function makeToolCall(overrides: Partial<ToolSettings> = {}, options: ToolCallOptions = {}): ToolCall {
+  const settings = { ...LOCAL_SETTINGS, ...overrides };
   return {
-    settings: { ...LOCAL_SETTINGS, ...settings },
-    deadlineAt: Date.now() + (options.timeoutMs ?? 10_000),
-    signal: options.signal ?? new AbortController().signal,
-    sessionData: {},
+    settings,
+    upstream: options.upstream ?? createUpstream(settings),
+    context: testContext(options.timeoutMs, { signal: options.signal }),
   };
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
+import { testContext } from "../helpers/context.js";
 import { echoServer } from "../helpers/echoServer.js";
 
 describe("bridge deadlines", () => {
   it("answers -32001 at the deadline instead of hanging, and cancels the request on the server", async () => {
     const aborted: string[] = [];
-    const bridge = await Bridge.attach(echoServer(aborted));
+    const bridge = await Bridge.open(() => echoServer(aborted));
     const started = Date.now();
     const outcome = await dispatch(
       {
@@ -15,7 +16,7 @@ describe("bridge deadlines", () => {
         method: "tools/call",
         params: { name: "sleep", arguments: { ms: 60_000 } },
       },
-      { deadlineAt: Date.now() + 150, bridge: async () => bridge },
+      { context: testContext(150), bridge: async () => bridge },
     );
     const elapsed = Date.now() - started;
     expect(outcome).toStrictEqual({
@@ -32,20 +33,20 @@ describe("bridge deadlines", () => {
   });
 
   it("a deadline already past answers at once", async () => {
-    const bridge = await Bridge.attach(echoServer());
+    const bridge = await Bridge.open(() => echoServer());
     const outcome = await dispatch(
       { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "sleep", arguments: { ms: 60_000 } } },
-      { deadlineAt: Date.now() - 1, bridge: async () => bridge },
+      { context: testContext(0), bridge: async () => bridge },
     );
     expect(outcome.kind === "single" && outcome.reply).toMatchObject({ id: 7, error: { code: -32001 } });
     await bridge.close();
   });
 
   it("a request that finishes in time is answered normally", async () => {
-    const bridge = await Bridge.attach(echoServer());
+    const bridge = await Bridge.open(() => echoServer());
     const outcome = await dispatch(
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sleep", arguments: { ms: 5 } } },
-      { deadlineAt: Date.now() + 5_000, bridge: async () => bridge },
+      { context: testContext(5_000), bridge: async () => bridge },
     );
     expect(outcome.kind === "single" && outcome.reply).toMatchObject({
       id: 1,
@@ -59,10 +60,10 @@ describe("dispatch", () => {
   it("opens no server for payloads that need none", async () => {
     let opened = 0;
     const options = {
-      deadlineAt: Date.now() + 1000,
+      context: testContext(1_000),
       bridge: async () => {
         opened++;
-        return Bridge.attach(echoServer());
+        return Bridge.open(() => echoServer());
       },
     };
     await dispatch({ jsonrpc: "2.0", id: null, method: "ping" }, options);
@@ -93,13 +94,13 @@ describe("dispatch", () => {
   });
 
   it("answers initialize inside a batch with -32600 for that entry and serves the rest", async () => {
-    const bridge = await Bridge.attach(echoServer());
+    const bridge = await Bridge.open(() => echoServer());
     const outcome = await dispatch(
       [
         { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
         { jsonrpc: "2.0", id: 2, method: "ping" },
       ],
-      { deadlineAt: Date.now() + 1000, bridge: async () => bridge },
+      { context: testContext(1_000), bridge: async () => bridge },
     );
     expect(outcome).toMatchObject({
       kind: "batch",

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { callHttp, JSON_HEADERS, loadHandler } from "../helpers/handler.js";
+import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 
 describe("request logging", () => {
   afterEach(() => {
     vi.restoreAllMocks();
-    process.env.LOG_LEVEL = "SILENT";
   });
 
   it("one line per request, correlated by the API Gateway request id, never the Authorization header", async () => {
@@ -15,7 +14,7 @@ describe("request logging", () => {
     };
     vi.spyOn(process.stdout, "write").mockImplementation(capture as typeof process.stdout.write);
     vi.spyOn(process.stderr, "write").mockImplementation(capture as typeof process.stderr.write);
-    const handler = await loadHandler({ LOG_LEVEL: "DEBUG" });
+    const handler = makeHandler({ LOG_LEVEL: "DEBUG" });
     const signature =
       "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/execute-api/aws4_request, Signature=f00dfeed";
     await callHttp(handler, {

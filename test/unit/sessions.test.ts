@@ -4,6 +4,7 @@ import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import type { ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import type { SessionChanges, SessionStore, UpdateResult } from "../../src/sessions/store.js";
+import { testContext } from "../helpers/context.js";
 import { ignores } from "../helpers/logLevel.js";
 import { sessionContainer } from "../helpers/sessionContainer.js";
 
@@ -21,13 +22,13 @@ function container(store: SessionStore, clock: { now: number }, warmLimit?: numb
 }
 
 async function start(manager: SessionManager): Promise<string> {
-  const { reply, sessionId } = await manager.initialize(initialize, undefined, Date.now() + 5_000);
+  const { reply, sessionId } = await manager.initialize(initialize, testContext(5_000));
   expect("result" in reply).toBe(true);
   return sessionId as string;
 }
 
 async function send(session: ActiveSession, message: Record<string, unknown>) {
-  return dispatch(message, { deadlineAt: Date.now() + 5_000, bridge: async () => session.bridge });
+  return dispatch(message, { context: testContext(5_000), bridge: async () => session.bridge });
 }
 
 /** Counts writes, to check expiry refreshes are rate-limited. */
@@ -49,13 +50,15 @@ describe("session manager", () => {
     const store = new MemorySessionStore();
     const clock = { now: 1_700_000_000_000 };
     const { manager } = container(store, clock);
-    const { sessionId } = await manager.initialize(initialize, "arn:aws:iam::1:user/a", Date.now() + 5_000);
+    const { sessionId } = await manager.initialize(
+      initialize,
+      testContext(5_000, { principal: "arn:aws:iam::1:user/a" }),
+    );
     expect(await store.get(sessionId as string)).toStrictEqual({
       sessionId,
       initializeParams: initialize.params,
       protocolVersion: "2025-03-26",
       logLevel: undefined,
-      data: {},
       principal: "arn:aws:iam::1:user/a",
       createdAt: clock.now,
       updatedAt: clock.now,
@@ -69,18 +72,18 @@ describe("session manager", () => {
     const clock = { now: Date.now() };
     const first = container(store, clock);
     const id = await start(first.manager);
-    const session = await first.manager.resume(id, undefined, Date.now() + 5_000);
+    const session = await first.manager.resume(id, testContext(5_000));
     if (!session) throw new Error("session missing");
     expect(
       await send(session, { jsonrpc: "2.0", id: 9, method: "logging/setLevel", params: { level: "error" } }),
     ).toMatchObject({
       reply: { result: {} },
     });
-    await first.manager.persist(session);
+    await first.manager.persist(session, testContext(5_000));
     expect((await store.get(id))?.logLevel).toBe("error");
 
     const second = container(store, clock);
-    const resumed = await second.manager.resume(id, undefined, Date.now() + 5_000);
+    const resumed = await second.manager.resume(id, testContext(5_000));
     expect(resumed?.id).toBe(id);
     const rebuilt = second.servers[0];
     expect(rebuilt?.server.getClientVersion()).toStrictEqual({ name: "unit", version: "1" });
@@ -99,19 +102,19 @@ describe("session manager", () => {
     const a = container(store, clock);
     const b = container(store, clock);
     const id = await start(a.manager);
-    const onB = await b.manager.resume(id, undefined, Date.now() + 5_000);
+    const onB = await b.manager.resume(id, testContext(5_000));
     await send(onB as ActiveSession, {
       jsonrpc: "2.0",
       id: 1,
       method: "logging/setLevel",
       params: { level: "critical" },
     });
-    await b.manager.persist(onB as ActiveSession);
+    await b.manager.persist(onB as ActiveSession, testContext(5_000));
     expect(a.servers).toHaveLength(1);
-    await a.manager.resume(id, undefined, Date.now() + 5_000);
+    await a.manager.resume(id, testContext(5_000));
     expect(a.servers).toHaveLength(2);
     expect(ignores(a.servers[1], "error")).toBe(true);
-    await a.manager.resume(id, undefined, Date.now() + 5_000);
+    await a.manager.resume(id, testContext(5_000));
     expect(a.servers).toHaveLength(2);
   });
 
@@ -122,7 +125,7 @@ describe("session manager", () => {
     const cold = container(store, clock);
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, async (_, i) => {
-        const session = (await cold.manager.resume(id, undefined, Date.now() + 5_000)) as ActiveSession;
+        const session = (await cold.manager.resume(id, testContext(5_000))) as ActiveSession;
         return send(session, { jsonrpc: "2.0", id: i, method: "tools/list" });
       }),
     );
@@ -139,18 +142,18 @@ describe("session manager", () => {
     const id = await start(manager);
     for (let i = 0; i < 10; i++) {
       clock.now += 5_000;
-      expect(await manager.resume(id, undefined, Date.now() + 5_000)).toBeDefined();
+      expect(await manager.resume(id, testContext(5_000))).toBeDefined();
     }
     expect(store.updates).toHaveLength(0);
     clock.now += 15_000;
-    await manager.resume(id, undefined, Date.now() + 5_000);
+    await manager.resume(id, testContext(5_000));
     expect(store.updates).toStrictEqual([
       { changes: { expiresAt: clock.now / 1000 + TTL, updatedAt: clock.now }, bumped: false },
     ]);
     clock.now += (TTL - 1) * 1000;
-    expect(await manager.resume(id, undefined, Date.now() + 5_000)).toBeDefined();
+    expect(await manager.resume(id, testContext(5_000))).toBeDefined();
     clock.now += TTL * 1000;
-    expect(await manager.resume(id, undefined, Date.now() + 5_000)).toBeUndefined();
+    expect(await manager.resume(id, testContext(5_000))).toBeUndefined();
     expect(await store.get(id)).toBeUndefined();
   });
 
@@ -160,11 +163,11 @@ describe("session manager", () => {
     const a = container(store, clock);
     const b = container(store, clock);
     const id = await start(a.manager);
-    const onA = (await a.manager.resume(id, undefined, Date.now() + 5_000)) as ActiveSession;
-    const onB = (await b.manager.resume(id, undefined, Date.now() + 5_000)) as ActiveSession;
+    const onA = (await a.manager.resume(id, testContext(5_000))) as ActiveSession;
+    const onB = (await b.manager.resume(id, testContext(5_000))) as ActiveSession;
     await send(onA, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "alert" } });
     clock.now += 120_000;
-    await Promise.all([a.manager.persist(onA), b.manager.resume(id, undefined, Date.now() + 5_000)]);
+    await Promise.all([a.manager.persist(onA, testContext(5_000)), b.manager.resume(id, testContext(5_000))]);
     const record = await store.get(id);
     expect(record?.logLevel).toBe("alert");
     expect(record?.expiresAt).toBe(clock.now / 1000 + TTL);
@@ -180,9 +183,39 @@ describe("session manager", () => {
     const store = new AlwaysConflicting();
     const { manager } = container(store, { now: Date.now() });
     const id = await start(manager);
-    const session = (await manager.resume(id, undefined, Date.now() + 5_000)) as ActiveSession;
+    const session = (await manager.resume(id, testContext(5_000))) as ActiveSession;
     await send(session, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "debug" } });
-    await expect(manager.persist(session)).rejects.toMatchObject({ name: "SessionStoreError" });
+    await expect(manager.persist(session, testContext(5_000))).rejects.toMatchObject({
+      name: "SessionStoreError",
+    });
+  });
+
+  it("conflict retries back off exponentially and stop before the deadline", async () => {
+    const attempts: number[] = [];
+    class AlwaysConflicting extends MemorySessionStore {
+      override async update(): Promise<UpdateResult> {
+        attempts.push(performance.now());
+        return "conflict";
+      }
+    }
+    const { manager } = sessionContainer(new AlwaysConflicting(), {
+      ttlSeconds: TTL,
+      maxWriteAttempts: 1_000,
+    });
+    const id = await start(manager);
+    const session = (await manager.resume(id, testContext(5_000))) as ActiveSession;
+    await send(session, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "debug" } });
+    const started = performance.now();
+    await expect(manager.persist(session, testContext(400))).rejects.toMatchObject({
+      name: "SessionStoreError",
+    });
+    expect(performance.now() - started).toBeLessThan(400);
+    // Not a busy loop, and not given up at once: a handful of attempts, each wait at least twice the last's floor.
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    expect(attempts.length).toBeLessThanOrEqual(8);
+    attempts.slice(1).forEach((at, index) => {
+      expect(at - (attempts[index] as number)).toBeGreaterThanOrEqual(10 * 2 ** index - 2);
+    });
   });
 
   it("10,000 sessions through one container keep the warm cache at its bound", async () => {
@@ -235,7 +268,7 @@ describe("sessions against a model", () => {
           }
           case "request": {
             if (id === undefined) break;
-            const session = await live.resume(id, undefined, Date.now() + 5_000);
+            const session = await live.resume(id, testContext(5_000));
             expect(session !== undefined).toBe(alive(id));
             if (session) {
               expect(await send(session, { jsonrpc: "2.0", id: 1, method: "ping" })).toMatchObject({
@@ -252,7 +285,7 @@ describe("sessions against a model", () => {
           }
           case "delete": {
             if (id === undefined) break;
-            expect(await live.delete(id, undefined)).toBe(alive(id));
+            expect(await live.delete(id, testContext(5_000))).toBe(alive(id));
             model.delete(id);
             break;
           }

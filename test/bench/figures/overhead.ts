@@ -4,8 +4,10 @@
 // Request built from the event.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createUpstream } from "../../../src/prometheus/upstream.js";
 import { tools } from "../../../tools/index.js";
-import type { ToolCall } from "../../../tools/types.js";
+import type { ToolCall, ToolSettings } from "../../../tools/types.js";
+import { testContext } from "../../helpers/context.js";
 import { httpEvent, lambdaContext } from "../../helpers/events.js";
 import type { BenchContext } from "../context.js";
 import { interleave } from "../measure.js";
@@ -14,18 +16,15 @@ import type { Figure } from "../report.js";
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 function sdkStateless(ctx: BenchContext): (event: ReturnType<typeof httpEvent>) => Promise<void> {
-  const call = (): ToolCall => ({
-    settings: {
-      prometheusUrl: ctx.prometheusUrl,
-      prometheusAuth: "sigv4",
-      defaultRegion: "us-east-1",
-      ampEndpoint: undefined,
-      profileSupported: true,
-    },
-    deadlineAt: Date.now() + 10_000,
-    signal: AbortSignal.timeout(10_000),
-    sessionData: {},
-  });
+  const settings: ToolSettings = {
+    prometheusUrl: ctx.prometheusUrl,
+    prometheusAuth: "sigv4",
+    defaultRegion: "us-east-1",
+    ampEndpoint: undefined,
+    profileSupported: true,
+  };
+  const upstream = createUpstream(settings);
+  const call = (): ToolCall => ({ settings, upstream, context: testContext(10_000) });
   return async (event) => {
     const server = new McpServer({ name: "sdk-stateless", version: "1" });
     for (const tool of tools) {

@@ -4,6 +4,7 @@
 import { completeInitialize, dispatch } from "../../../src/bridge/dispatch.js";
 import { DynamoSessionStore } from "../../../src/sessions/dynamoStore.js";
 import type { SessionManager } from "../../../src/sessions/manager.js";
+import { testContext } from "../../helpers/context.js";
 import { sessionContainer } from "../../helpers/sessionContainer.js";
 import { startDynalite } from "../../support/dynalite.js";
 import type { BenchContext } from "../context.js";
@@ -27,13 +28,13 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       method: "initialize",
       params: { protocolVersion: "2025-06-18" },
     });
-    const id = (await warm.initialize(init, undefined, Date.now() + 10_000)).sessionId as string;
+    const id = (await warm.initialize(init, testContext(10_000))).sessionId as string;
     const request = async (manager: SessionManager) => {
-      const session = await manager.resume(id, undefined, Date.now() + 10_000);
+      const session = await manager.resume(id, testContext(10_000));
       if (!session) throw new Error("session lost");
       const outcome = await dispatch(
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
-        { deadlineAt: Date.now() + 10_000, bridge: async () => session.bridge },
+        { context: testContext(10_000), bridge: async () => session.bridge },
       );
       if (outcome.kind !== "single" || !("result" in outcome.reply)) throw new Error("bad reply");
     };

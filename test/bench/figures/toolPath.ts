@@ -79,7 +79,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       title: "HTTP calls per `ExecuteQuery` with `workspace_id`, cold container",
       unit: "calls",
       ours: cold,
-      baseline: { name: "Python server (per DESIGN.md, not run here)", value: 3 },
+      baseline: {
+        name: "Python prometheus-mcp-server (three calls per query, a connection probe among them; not run here)",
+        value: 3,
+      },
       target: "2 (DescribeWorkspace + query)",
       met: cold === 2,
     },
@@ -88,7 +91,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       title: "HTTP calls per `ExecuteQuery` with `workspace_id`, warm container",
       unit: "calls",
       ours: warm,
-      baseline: { name: "Python server (per DESIGN.md, not run here)", value: 3 },
+      baseline: {
+        name: "Python prometheus-mcp-server (three calls per query, a connection probe among them; not run here)",
+        value: 3,
+      },
       target: "1 (the query)",
       met: warm === 1,
     },
