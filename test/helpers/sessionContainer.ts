@@ -1,11 +1,22 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Bridge } from "../../src/bridge/bridge.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
-import { mcpServerFactory } from "../../src/server.js";
+import { type McpServerFactory, mcpServerFactory } from "../../src/server.js";
 import { SessionManager, type SessionManagerOptions } from "../../src/sessions/manager.js";
 import type { SessionStore } from "../../src/sessions/store.js";
 import { tools } from "../../tools/index.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
+
+/** What a handler builds once for all its MCP servers (the tool list, the JSON Schema validator). */
+export function localServerFactory(): McpServerFactory {
+  return mcpServerFactory({
+    tools,
+    settings: LOCAL_SETTINGS,
+    upstream: createUpstream(LOCAL_SETTINGS),
+    toolFailuresAsErrors: false,
+    onFault: () => undefined,
+  });
+}
 
 /**
  * A container as the session layer sees it: its own SessionManager over a (possibly shared) store,
@@ -14,15 +25,9 @@ import { LOCAL_SETTINGS } from "../support/toolCall.js";
 export function sessionContainer(
   store: SessionStore,
   options: Partial<Omit<SessionManagerOptions, "store" | "openBridge">> = {},
+  makeServer: McpServerFactory = localServerFactory(),
 ): { manager: SessionManager; servers: McpServer[] } {
   const servers: McpServer[] = [];
-  const makeServer = mcpServerFactory({
-    tools,
-    settings: LOCAL_SETTINGS,
-    upstream: createUpstream(LOCAL_SETTINGS),
-    toolFailuresAsErrors: false,
-    onFault: () => undefined,
-  });
   const manager = new SessionManager({
     ttlSeconds: 600,
     ...options,

@@ -5,7 +5,7 @@ import { completeInitialize, dispatch } from "../../../src/bridge/dispatch.js";
 import { DynamoSessionStore } from "../../../src/sessions/dynamoStore.js";
 import type { SessionManager } from "../../../src/sessions/manager.js";
 import { testContext } from "../../helpers/context.js";
-import { sessionContainer } from "../../helpers/sessionContainer.js";
+import { localServerFactory, sessionContainer } from "../../helpers/sessionContainer.js";
 import { startDynalite } from "../../support/dynalite.js";
 import type { BenchContext } from "../context.js";
 import { interleave } from "../measure.js";
@@ -20,7 +20,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       region: "us-east-1",
       endpoint: dynamo.endpoint,
     });
-    const container = () => sessionContainer(store, { ttlSeconds: 3600 }).manager;
+    // Likewise one server factory: its validator and tool list are built once per handler, at its cold start.
+    const makeServer = localServerFactory();
+    const container = () => sessionContainer(store, { ttlSeconds: 3600 }, makeServer).manager;
     const warm = container();
     const init = completeInitialize({
       jsonrpc: "2.0",
