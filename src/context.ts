@@ -105,15 +105,28 @@ export function withMargin(context: RequestContext, marginMs: number): RequestCo
 export interface Step {
   /** How long the step may take. Zero or less: the deadline has passed, do not start. */
   timeoutMs: number;
-  /** Aborts with the request, or when `timeoutMs` has elapsed. */
+  /** Aborts with the request, or when `timeoutMs` has elapsed (reason: a `TimeoutError`). */
   signal: AbortSignal;
+  /** Releases the step's timer: call it once the step is over. */
+  end(): void;
 }
 
+/**
+ * Starts a step. Its timer is a plain one held until `end()`, not `AbortSignal.timeout`: inside
+ * `AbortSignal.any`, Node 20 holds a timeout signal only weakly, so a garbage collection during the
+ * step silently cancels its timeout (seen here: a tool hung until the request's deadline).
+ */
 export function step(context: RequestContext, capMs: number): Step {
   const timeoutMs = Math.min(capMs, timeLeft(context));
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")),
+    Math.max(0, timeoutMs),
+  );
   return {
     timeoutMs,
-    signal: AbortSignal.any([context.signal, AbortSignal.timeout(Math.max(0, timeoutMs))]),
+    signal: AbortSignal.any([context.signal, controller.signal]),
+    end: () => clearTimeout(timer),
   };
 }
 

@@ -111,14 +111,16 @@ export class ControlPlane {
     call: (amp: Amp, abortSignal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const where = { operation, region: options.region, ...(workspaceId ? { workspaceId } : {}) };
-    const { timeoutMs, signal } = step(context, CALL_TIMEOUT_MS);
-    if (timeoutMs <= 0) throw ampError(undefined, { ...where, timedOutAfterMs: 0 });
+    const { timeoutMs, signal, end } = step(context, CALL_TIMEOUT_MS);
     try {
+      if (timeoutMs <= 0) throw ampError(undefined, { ...where, timedOutAfterMs: 0 });
       return await call(await this.clientFor(options), signal);
     } catch (error) {
       if (abortedByDeadline(signal)) throw ampError(error, { ...where, timedOutAfterMs: timeoutMs });
       if (signal.aborted) throw ampError(error, { ...where, cancelled: true });
       throw ampError(error, where);
+    } finally {
+      end();
     }
   }
 }

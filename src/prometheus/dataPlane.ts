@@ -57,11 +57,8 @@ export class DataPlane {
     const fetcher = await this.fetcherFor(call);
 
     for (let attempt = 0; ; attempt++) {
-      const { timeoutMs, signal } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
-      if (timeoutMs <= 0)
-        throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
       try {
-        return await attemptOnce(fetcher, url, where, timeoutMs, signal);
+        return await attemptOnce(fetcher, url, where, call);
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
         const delay = backoffDelay(attempt, PROMETHEUS_BACKOFF);
@@ -97,23 +94,30 @@ async function attemptOnce(
   fetcher: Fetch,
   url: string,
   where: string,
-  timeoutMs: number,
-  signal: AbortSignal,
+  call: DataPlaneCall,
 ): Promise<unknown> {
-  let status: number;
-  let body: string;
+  const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   try {
-    const response = await fetcher(url, { method: "GET", headers: { accept: "application/json" }, signal });
-    status = response.status;
-    body = await response.text();
-  } catch (error) {
-    if (error instanceof ToolError) throw error;
-    if (abortedByDeadline(signal))
-      throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
-    if (signal.aborted) throw cancelled(where);
-    throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
+    if (timeoutMs <= 0)
+      throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
+    let status: number;
+    let body: string;
+    try {
+      const response = await fetcher(url, { method: "GET", headers: { accept: "application/json" }, signal });
+      status = response.status;
+      body = await response.text();
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      if (abortedByDeadline(signal)) {
+        throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
+      }
+      if (signal.aborted) throw cancelled(where);
+      throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
+    }
+    return interpret(status, body, where);
+  } finally {
+    end();
   }
-  return interpret(status, body, where);
 }
 
 interface PrometheusEnvelope {

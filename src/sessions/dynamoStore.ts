@@ -179,20 +179,24 @@ export class DynamoSessionStore implements SessionStore {
    * SessionStoreError, except a failed write condition, which the caller interprets.
    */
   private async call<T>(operation: string, context: RequestContext, send: Call<T>): Promise<T> {
-    const { timeoutMs, signal } = step(context, CALL_TIMEOUT_MS);
-    if (timeoutMs <= 0) {
-      throw new SessionStoreError(`session store ${operation} not tried: the request's deadline has passed`);
-    }
+    const { timeoutMs, signal, end } = step(context, CALL_TIMEOUT_MS);
     try {
+      if (timeoutMs <= 0) {
+        throw new SessionStoreError(
+          `session store ${operation} not tried: the request's deadline has passed`,
+        );
+      }
       return await send(await this.load(operation), signal);
     } catch (error) {
-      if (isConditionalCheckFailure(error)) throw error;
+      if (error instanceof SessionStoreError || isConditionalCheckFailure(error)) throw error;
       if (abortedByDeadline(signal)) {
         throw new SessionStoreError(`session store ${operation} failed: no answer within ${timeoutMs} ms`);
       }
       if (signal.aborted)
         throw new SessionStoreError(`session store ${operation} failed: the request was cancelled`);
       throw storeError(operation, error);
+    } finally {
+      end();
     }
   }
 

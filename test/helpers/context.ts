@@ -6,12 +6,12 @@ export function testContext(
   timeoutMs = 10_000,
   options: { signal?: AbortSignal; principal?: string } = {},
 ): RequestContext {
-  const deadline =
-    timeoutMs > 0
-      ? AbortSignal.timeout(timeoutMs)
-      : AbortSignal.abort(new DOMException("the request's deadline passed", "TimeoutError"));
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  // As startRequest does: a batch's requests all listen to the one signal.
+  const deadline = new AbortController();
+  const passed = () => deadline.abort(new DOMException("the request's deadline passed", "TimeoutError"));
+  if (timeoutMs > 0) setTimeout(passed, timeoutMs).unref();
+  else passed();
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  // As for a real request: a batch's requests may all wait on the one signal.
   setMaxListeners(0, signal);
   return { deadlineAt: Date.now() + timeoutMs, signal, principal: options.principal };
 }
