@@ -58,8 +58,9 @@ class RpcError extends Error {
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function mcpServerFactory(options: ServerOptions): McpServerFactory {
-  // Building an Ajv instance per server costs more than the server itself.
-  const validator = new AjvJsonSchemaValidator();
+  // One for every server: building an Ajv instance costs more than a server. Made with the first server,
+  // so a container that only answers /health never builds it.
+  let validator: AjvJsonSchemaValidator | undefined;
   const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
   let toolList: ListToolsResult | undefined;
   // Tool schemas are converted to JSON Schema once, on the first tools/list.
@@ -69,6 +70,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   };
 
   return (forwarded) => {
+    validator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(
       { name: SERVER_NAME, version: SERVER_VERSION },
       { capabilities: { logging: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },

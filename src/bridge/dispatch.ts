@@ -20,7 +20,7 @@ export type Outcome =
   | { kind: "accepted" };
 
 export interface DispatchOptions {
-  /** The request's context: a request still running when its signal aborts is answered `-32001`. */
+  /** The request's context: a request still running at its deadline is answered `-32001`. */
   context: RequestContext;
   /** Gives the bridge to forward to; called only when something must be forwarded. */
   bridge: () => Promise<Bridge>;

@@ -137,13 +137,10 @@ export class SessionManager {
     if (warm?.pendingLogLevel === undefined) return;
     const changes: SessionChanges = { logLevel: warm.pendingLogLevel, updatedAt: this.now() };
     warm.pendingLogLevel = undefined;
-    let written: Awaited<ReturnType<SessionManager["change"]>>;
-    try {
-      written = await this.change(session.id, warm.version, changes, true, context);
-    } catch (error) {
+    const written = await this.change(session.id, warm.version, changes, true, context).catch((error) => {
       this.forget(session.id);
       throw error;
-    }
+    });
     // Re-applied over another container's change: this server lacks that change, so rebuild it next time.
     if (written?.reapplied === false) warm.version = written.version;
     else this.forget(session.id);

@@ -181,13 +181,18 @@ describe("session manager", () => {
       }
     }
     const store = new AlwaysConflicting();
-    const { manager } = container(store, { now: Date.now() });
+    const { manager, servers } = container(store, { now: Date.now() });
     const id = await start(manager);
     const session = (await manager.resume(id, testContext(5_000))) as ActiveSession;
-    await send(session, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "debug" } });
+    await send(session, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "error" } });
+    expect(ignores(servers[0], "warning")).toBe(true);
     await expect(manager.persist(session, testContext(5_000))).rejects.toMatchObject({
       name: "SessionStoreError",
     });
+    // The change was not stored, so the warm server must not keep it: the next request rebuilds from the record.
+    await manager.resume(id, testContext(5_000));
+    expect(servers).toHaveLength(2);
+    expect(ignores(servers[1], "warning")).toBe(false);
   });
 
   it("conflict retries back off exponentially and stop before the deadline", async () => {
