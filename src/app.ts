@@ -13,6 +13,7 @@ import { type HttpRequest, isHttpEvent, normalizeEvent } from "./http/event.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { createUpstream } from "./prometheus/upstream.js";
+import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
 import { handleMcp, type McpRouteOptions } from "./routes/mcp.js";
@@ -68,6 +69,8 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     settings,
     upstream: createUpstream(settings),
     toolFailuresAsErrors: config.pythonCompat,
+    pythonLayout: config.pythonCompat,
+    maxResultBytes: config.maxResultBytes,
     onFault: reportFault,
   });
   const openBridge = (): Promise<Bridge> =>
@@ -96,12 +99,16 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   };
 
   /** A fresh request context whose deadline leaves DEADLINE_MARGIN_MS to answer; `end()` it when answered. */
-  function startRequestIn(lambda: Context | undefined, principal: string | undefined): StartedRequest {
+  function startRequestIn(
+    lambda: Context | undefined,
+    principal: string | undefined,
+    replyBytes: number,
+  ): StartedRequest {
     const remaining =
       typeof lambda?.getRemainingTimeInMillis === "function"
         ? lambda.getRemainingTimeInMillis()
         : DEFAULT_REMAINING_MS;
-    return startRequest({ timeoutMs: remaining - DEADLINE_MARGIN_MS, principal });
+    return startRequest({ timeoutMs: remaining - DEADLINE_MARGIN_MS, principal, replyBytes });
   }
 
   async function handleHttp(request: HttpRequest, lambda: Context | undefined): Promise<HttpResponse> {
@@ -112,7 +119,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     if (route === "health" && request.method === "GET") {
       response = handleHealth(SERVER_NAME, SERVER_VERSION, request.headers.origin);
     } else if (route === "mcp") {
-      const started = startRequestIn(lambda, request.principal);
+      const started = startRequestIn(lambda, request.principal, HTTP_REPLY_BYTES);
       try {
         ({ response, methods } = await handleMcp(request, mcpOptions, started));
       } finally {
@@ -133,7 +140,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
 
   async function handleInvocation(payload: unknown, lambda: Context | undefined): Promise<unknown> {
     const startedAt = performance.now();
-    const started = startRequestIn(lambda, undefined);
+    const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES);
     try {
       const { result, outcome } = await handleDirect(
         payload,

@@ -18,6 +18,8 @@ export interface Config {
   pythonCompat: boolean;
   allowedOrigins: readonly string[];
   maxBodyBytes: number;
+  /** The most bytes of text one tool result gives the model; larger results are cut (see README "Large results"). */
+  maxResultBytes: number;
   logLevel: LogLevel;
   /** Running as a deployed Lambda (not `serverless offline` / `invoke local`, not a test). */
   inLambda: boolean;
@@ -49,11 +51,12 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return match ?? fail(name, raw, `one of ${allowed.join(", ")}`);
 }
 
-function positiveInteger(env: Env, name: string, fallback: number, max: number): number {
+function wholeNumber(env: Env, name: string, fallback: number, range: { min?: number; max: number }): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    fail(name, raw, `a whole number from 1 to ${max}`);
+  const min = range.min ?? 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > range.max) {
+    fail(name, raw, `a whole number from ${min} to ${range.max}`);
   }
   return Number(raw);
 }
@@ -110,10 +113,11 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTable: read(env, "SESSION_TABLE"),
     dynamodbEndpoint: httpUrl(env, "DYNAMODB_ENDPOINT"),
     sessions: oneOf(env, "SESSIONS", ["optional", "required", "off"] as const, "optional"),
-    sessionTtlSeconds: positiveInteger(env, "SESSION_TTL_SECONDS", 86_400, 31_536_000),
+    sessionTtlSeconds: wholeNumber(env, "SESSION_TTL_SECONDS", 86_400, { max: 31_536_000 }),
     pythonCompat: boolean(env, "PYTHON_COMPAT"),
     allowedOrigins: origins(env, "ALLOWED_ORIGINS"),
-    maxBodyBytes: positiveInteger(env, "MAX_BODY_BYTES", 1_048_576, 6_291_456),
+    maxBodyBytes: wholeNumber(env, "MAX_BODY_BYTES", 1_048_576, { max: 6_291_456 }),
+    maxResultBytes: wholeNumber(env, "MAX_RESULT_BYTES", 100_000, { min: 1_000, max: 6_000_000 }),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "INFO"),
     inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
     isOffline,

@@ -22,6 +22,11 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** The authenticated caller (IAM user ARN or JWT `sub`) named by the authorizer, if any. */
   readonly principal: string | undefined;
+  /**
+   * The most bytes one JSON-RPC reply may take so that the whole response stays within Lambda's
+   * limit: a batch's requests share it. Infinity where nothing bounds it.
+   */
+  readonly replyBytes: number;
 }
 
 /** A request context, and the way to release its timer once the request is answered. */
@@ -47,6 +52,7 @@ class Request implements StartedRequest {
   constructor(
     readonly deadlineAt: number,
     readonly principal: string | undefined,
+    readonly replyBytes: number,
   ) {}
 
   get signal(): AbortSignal {
@@ -71,8 +77,16 @@ class Request implements StartedRequest {
 }
 
 /** Starts the context of one request that must be answered within `timeoutMs`. */
-export function startRequest(options: { timeoutMs: number; principal?: string | undefined }): StartedRequest {
-  return new Request(Date.now() + Math.max(0, options.timeoutMs), options.principal);
+export function startRequest(options: {
+  timeoutMs: number;
+  principal?: string | undefined;
+  replyBytes?: number;
+}): StartedRequest {
+  return new Request(
+    Date.now() + Math.max(0, options.timeoutMs),
+    options.principal,
+    options.replyBytes ?? Number.POSITIVE_INFINITY,
+  );
 }
 
 /** Milliseconds until the context's deadline (negative once it has passed). */
@@ -80,11 +94,12 @@ export function timeLeft(context: Pick<RequestContext, "deadlineAt">): number {
   return context.deadlineAt - Date.now();
 }
 
-/** The same request with an earlier deadline; its signal is the request's, asked for only on use. */
-class WithMargin implements RequestContext {
+/** The same request with another deadline or reply size; its signal is the request's, asked for only on use. */
+class Derived implements RequestContext {
   constructor(
     private readonly request: RequestContext,
     readonly deadlineAt: number,
+    readonly replyBytes: number,
   ) {}
 
   get principal(): string | undefined {
@@ -98,7 +113,12 @@ class WithMargin implements RequestContext {
 
 /** The same request with an earlier deadline, leaving `marginMs` to the caller to report what happened. */
 export function withMargin(context: RequestContext, marginMs: number): RequestContext {
-  return new WithMargin(context, context.deadlineAt - marginMs);
+  return new Derived(context, context.deadlineAt - marginMs, context.replyBytes);
+}
+
+/** One of `parts` requests answered together: each reply gets an equal part of the response. */
+export function withShareOfReply(context: RequestContext, parts: number): RequestContext {
+  return new Derived(context, context.deadlineAt, Math.floor(context.replyBytes / Math.max(1, parts)));
 }
 
 /** One step that does I/O (an HTTP call, a store call): at most `capMs`, never past the deadline. */

@@ -18,6 +18,7 @@ import type { ForwardedRequests } from "./bridge/bridge.js";
 import { withMargin } from "./context.js";
 import { describeIssues, ToolError } from "./errors.js";
 import type { Upstream } from "./prometheus/upstream.js";
+import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
 
 export const SERVER_NAME = "prometheus-mcp-lambda";
 export const SERVER_VERSION: string = packageJson.version;
@@ -38,6 +39,10 @@ export interface ServerOptions {
   upstream: Upstream;
   /** PYTHON_COMPAT: a failed tool call becomes a JSON-RPC `-32603 Tool execution failed: …` error. */
   toolFailuresAsErrors: boolean;
+  /** PYTHON_COMPAT: a result's text is JSON indented by 2 spaces, as the Python server wrote it (else compact). */
+  pythonLayout: boolean;
+  /** MAX_RESULT_BYTES: the most bytes of text one tool result gives the model. */
+  maxResultBytes: number;
   /** Receives errors that are not the caller's fault (they are answered `-32603 Internal error`, HTTP 500). */
   onFault: (error: unknown, where: string) => void;
 }
@@ -110,6 +115,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
           settings: options.settings,
           upstream: options.upstream,
           context: withMargin(context, TOOL_DEADLINE_MARGIN_MS),
+          maxResultBytes: resultBudget(options.maxResultBytes, context.replyBytes),
         };
         return callTool(tool, request.params.arguments, call, options);
       }),
@@ -147,12 +153,63 @@ async function callTool(
   }
   try {
     const result = await tool.run(parsed.data, call);
-    return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result };
+    return renderToolResult(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
   } catch (error) {
     if (error instanceof ToolError) return toolFailure(tool.name, error.message, options);
     options.onFault(error, `tool ${tool.name}`);
     return toolFailure(tool.name, "internal error (details are in the function's log)", options);
   }
+}
+
+/** Room in a reply for everything but the result's text and structured copy: the envelope, the id. */
+const REPLY_ENVELOPE_BYTES = 2_048;
+
+/**
+ * The text budget of one result: MAX_RESULT_BYTES, or less where the reply's share of the response is
+ * smaller. A reply carries the text escaped (at most twice its bytes) and the structured copy (at most
+ * its bytes again), so three times the text always fits.
+ */
+function resultBudget(maxResultBytes: number, replyBytes: number): number {
+  return Math.max(0, Math.min(maxResultBytes, Math.floor((replyBytes - REPLY_ENVELOPE_BYTES) / 3)));
+}
+
+/** Cutting again with less stops after this many tries: then the result is cut to nothing but its note. */
+const FIT_ATTEMPTS = 4;
+
+/**
+ * The tool's result as MCP content: its JSON as text, the same object as structuredContent, and for a
+ * cut result a second text item that says what was cut and how to get the rest. The text items add up
+ * to at most `maxBytes` bytes.
+ */
+export function renderToolResult(
+  result: Record<string, unknown> | Fittable,
+  maxBytes: number,
+  indent?: number,
+): CallToolResult {
+  if (!isFittable(result)) return rendered({ value: result }, JSON.stringify(result, null, indent));
+  let budget = maxBytes;
+  for (let attempt = 1; ; attempt++) {
+    const fitted = result.fit(attempt > FIT_ATTEMPTS ? 0 : budget);
+    const text = JSON.stringify(fitted.value, null, indent);
+    const bytes =
+      Buffer.byteLength(text, "utf8") + (fitted.note ? Buffer.byteLength(fitted.note, "utf8") : 0);
+    if (bytes <= maxBytes || attempt > FIT_ATTEMPTS) {
+      if (bytes > maxBytes) {
+        throw new ToolError(
+          `The result does not fit in ${maxBytes} bytes, not even cut to nothing. Ask for less: a narrower query, or fewer calls in one batch.`,
+        );
+      }
+      return rendered(fitted, text);
+    }
+    // Over by the note, or by the layout's indentation: ask again with proportionally less.
+    budget = Math.min(budget - (bytes - maxBytes), Math.floor((budget * maxBytes) / bytes));
+  }
+}
+
+function rendered(fitted: Fitted, text: string): CallToolResult {
+  const content: CallToolResult["content"] = [{ type: "text", text }];
+  if (fitted.note) content.push({ type: "text", text: fitted.note });
+  return { content, structuredContent: fitted.value };
 }
 
 /**

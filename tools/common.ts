@@ -1,3 +1,4 @@
+import type { AnswerSink } from "../src/prometheus/dataPlane.js";
 import { type ToolAnnotations, type ToolCall, ToolError } from "./types.js";
 
 const PROFILE_NOT_SUPPORTED =
@@ -21,18 +22,30 @@ export interface WorkspaceArgs {
   profile?: string | null | undefined;
 }
 
-/** Resolves the workspace the arguments name (or the configured URL) and GETs one Prometheus API path from it. */
-export async function getFromWorkspace(
+/** One Prometheus HTTP API call: a path under `/api/v1`, its parameters, those it can do without. */
+export interface ApiRequest {
+  path: string;
+  params: Record<string, string | undefined>;
+  optionalParams?: readonly string[];
+}
+
+/**
+ * Resolves the workspace the arguments name (or the configured URL), GETs one Prometheus API path from
+ * it and streams the answer into a sink from `makeSink`.
+ */
+export async function getFromWorkspace<T>(
   args: WorkspaceArgs,
   call: ToolCall,
-  path: string,
-  params: Record<string, string | undefined>,
-): Promise<unknown> {
+  request: ApiRequest,
+  makeSink: () => AnswerSink<T>,
+): Promise<T> {
   const profile = usableProfile(args.profile, call);
   const { upstream, context } = call;
   const target = await upstream.workspaces.resolve(
     { workspaceId: args.workspace_id, region: args.region, profile },
     context,
   );
-  return upstream.dataPlane.get(target.apiUrl, path, params, { region: target.region, profile, context });
+  const { path, params, optionalParams } = request;
+  const dataPlaneCall = { region: target.region, profile, context, optionalParams };
+  return upstream.dataPlane.get(target.apiUrl, path, params, dataPlaneCall, makeSink);
 }

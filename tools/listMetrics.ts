@@ -1,23 +1,38 @@
 import { z } from "zod";
+import { MetricNamesCollector } from "../src/results/metricNames.js";
 import { getFromWorkspace, readOnly } from "./common.js";
-import { profile, region, workspaceId } from "./params.js";
-import { expectShape } from "./results.js";
-import { defineTool } from "./types.js";
-
-const metricNames = z.array(z.string());
+import { namesLimit, profile, region, workspaceId } from "./params.js";
+import { truncation } from "./results.js";
+import { defineTool, ToolError } from "./types.js";
 
 export const ListMetrics = defineTool({
   name: "ListMetrics",
   description:
     "List every metric name stored in the Prometheus workspace, sorted. " +
-    "Use it first to discover what can be queried before writing PromQL.",
-  inputSchema: z.object({ workspace_id: workspaceId, region, profile }),
-  outputSchema: z.object({ metrics: z.array(z.string()).describe("Metric names, sorted by code point") }),
+    "Use it first to discover what can be queried before writing PromQL. " +
+    "A list too long for the model is cut to the first names and marked `truncated`.",
+  inputSchema: z.object({ workspace_id: workspaceId, region, profile, limit: namesLimit }),
+  outputSchema: z.object({
+    metrics: z.array(z.string()).describe("Metric names, sorted by code point"),
+    truncated: truncation,
+  }),
   annotations: readOnly("List metric names"),
   async run(args, call) {
-    const data = await getFromWorkspace(args, call, "/label/__name__/values", {});
-    const names = [...expectShape(metricNames, data, "metric name list")];
-    // Default sort compares UTF-16 code units, which is code-point order for metric names (ASCII in practice).
-    return { metrics: names.sort() };
+    const limit = args.limit ?? undefined;
+    // Prometheus 2.49+ sorts label values and applies `limit` itself; one more than asked tells whether
+    // there are more. Older servers and AMP ignore it, and the list is cut here as well either way.
+    const askedUpstream = limit === undefined ? undefined : limit + 1;
+    const names = await getFromWorkspace(
+      args,
+      call,
+      {
+        path: "/label/__name__/values",
+        params: { limit: askedUpstream === undefined ? undefined : String(askedUpstream) },
+        optionalParams: ["limit"],
+      },
+      () => new MetricNamesCollector({ maxBytes: call.maxResultBytes, limit, askedUpstream }),
+    );
+    if (!names) throw new ToolError("Prometheus answered with an unexpected metric name list payload.");
+    return names;
   },
 });

@@ -103,3 +103,18 @@ export const step = z
       "step must be a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds",
   })
   .describe("Resolution step: a Prometheus duration (15s, 1m, 1h) or seconds.");
+
+/** A positive whole number of things to return, sent as a string (or a number) like every parameter. */
+const countLimit = (what: string) =>
+  z
+    .string()
+    .regex(/^0*[1-9]\d{0,8}$/, { error: "limit must be a positive whole number, e.g. 10" })
+    .transform(Number)
+    .nullable()
+    .optional()
+    .describe(
+      `Most ${what} to return. Optional: by default as many as fit the result size limit, which always applies.`,
+    );
+
+export const seriesLimit = countLimit("series (those with the largest values first)");
+export const namesLimit = countLimit("metric names (the first by name)");

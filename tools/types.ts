@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { RequestContext } from "../src/context.js";
 import type { Upstream, UpstreamSettings } from "../src/prometheus/upstream.js";
+import type { Fittable } from "../src/results/fit.js";
 
 /** What a tool may know about its deployment: no HTTP, no Lambda. */
 export interface ToolSettings extends UpstreamSettings {
@@ -18,6 +19,11 @@ export interface ToolCall {
   context: RequestContext;
   /** The AMP and Prometheus clients of this handler. */
   upstream: Upstream;
+  /**
+   * The most bytes of compact JSON this call's result may take: MAX_RESULT_BYTES, or less when the
+   * call shares the response with others. A tool reading more keeps only what can be returned.
+   */
+  maxResultBytes: number;
 }
 
 export interface ToolAnnotations {
@@ -34,7 +40,8 @@ export interface Tool<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObj
   inputSchema: In;
   outputSchema: Out;
   annotations: ToolAnnotations;
-  run(args: z.output<In>, call: ToolCall): Promise<z.output<Out>>;
+  /** The result, or one that cuts itself to the call's size (then it has `outputSchema`'s shape once fitted). */
+  run(args: z.output<In>, call: ToolCall): Promise<z.output<Out> | Fittable>;
 }
 
 export { ToolError } from "../src/errors.js";

@@ -1,4 +1,4 @@
-import type { RequestContext } from "../context.js";
+import { type RequestContext, withShareOfReply } from "../context.js";
 import type { Bridge } from "./bridge.js";
 import {
   type Classified,
@@ -60,9 +60,13 @@ export async function dispatch(payload: unknown, options: DispatchOptions): Prom
     };
   }
   const bridge = lazy(options.bridge);
-  const replies = await Promise.all(payload.map((value) => run(classifyInBatch(value), options, bridge)));
-  const answered = replies.filter((reply): reply is JSONRPCReply => reply !== undefined);
-  return answered.length > 0 ? { kind: "batch", replies: answered } : { kind: "accepted" };
+  const entries = payload.map(classifyInBatch);
+  // The batch's replies share one response: each request gets an equal part of it.
+  const answered = entries.filter((entry) => entry.kind === "request" || entry.kind === "invalid").length;
+  const shared = { ...options, context: withShareOfReply(options.context, answered) };
+  const replies = await Promise.all(entries.map((entry) => run(entry, shared, bridge)));
+  const sent = replies.filter((reply): reply is JSONRPCReply => reply !== undefined);
+  return sent.length > 0 ? { kind: "batch", replies: sent } : { kind: "accepted" };
 }
 
 function classifyInBatch(value: unknown): Classified {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { backoffDelay } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
+import { AnswerFormatError, AnswerScanner } from "./answerStream.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
 import { buildQueryString } from "./queryString.js";
@@ -18,15 +19,54 @@ export interface DataPlaneCall {
   maxAttempts?: number;
   /** Cap of a single attempt (default 30 s), further bounded by the deadline. */
   attemptTimeoutMs?: number;
+  /**
+   * Parameters the call works without: sent only to servers that have not rejected them (HTTP 400
+   * naming the parameter). A server that does is asked again without them, and remembered.
+   */
+  optionalParams?: readonly string[];
+}
+
+/**
+ * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
+ * query, `data` itself for a list) parsed, then the rest. A new sink per attempt: a retry starts over.
+ */
+export interface AnswerSink<T> {
+  /** One element, and the bytes Prometheus used for it. */
+  element(value: unknown, bytes: number): void;
+  /** `data` with its streamed array left empty, and the size of the whole answer in bytes. */
+  finish(data: unknown, answerBytes: number): T;
+}
+
+export interface DataPlaneLimits {
+  /** Reading stops past this many bytes of one answer: the call fails with advice to narrow the query. */
+  maxAnswerBytes: number;
 }
 
 const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+/** Memory stays bounded whatever the answer's size; this bounds the time spent reading one. */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** An error answer is read only this far: its message is all that is used. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 type Fetch = typeof fetch;
 
 /** An outcome worth another attempt, with the error to report if no attempt is left. */
 class Retryable extends Error {}
+
+/** Prometheus refused the request as such: retrying it unchanged cannot help. */
+class Rejected extends ToolError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Servers remembered as rejecting a parameter; a bound keeps a stream of odd URLs from growing it. */
+const MAX_REMEMBERED_REJECTIONS = 1_000;
 
 /**
  * The Prometheus HTTP API: plain `fetch` (`auth: "none"`), or a SigV4-signing fetch per (region,
@@ -34,22 +74,51 @@ class Retryable extends Error {}
  */
 export class DataPlane {
   private readonly signedFetchers = new Memo<Promise<Fetch>>();
+  /** `<base URL><path> <parameter>` for each optional parameter a server rejected. */
+  private readonly rejectedParams = new Set<string>();
 
   constructor(
     private readonly credentials: Credentials,
     private readonly auth: "sigv4" | "none",
+    private readonly limits: DataPlaneLimits = { maxAnswerBytes: MAX_ANSWER_BYTES },
   ) {}
 
   /**
-   * GETs `<baseApiUrl><path>?<params>` and returns the response's `data`. Retries network errors,
-   * 429 and 5xx within the deadline; any other failure is thrown as a ToolError.
+   * GETs `<baseApiUrl><path>?<params>` and streams the answer's `data` into a sink made by `makeSink`,
+   * never holding the whole answer. Retries network errors, 429 and 5xx within the deadline; any other
+   * failure is thrown as a ToolError.
    */
-  async get(
+  async get<T>(
     baseApiUrl: string,
     path: string,
     params: Record<string, string | undefined>,
     call: DataPlaneCall,
-  ): Promise<unknown> {
+    makeSink: () => AnswerSink<T>,
+  ): Promise<T> {
+    const optional = (call.optionalParams ?? []).filter((name) => params[name] !== undefined);
+    const rejectionKey = (name: string) => `${baseApiUrl}${path} ${name}`;
+    const unsent = optional.filter((name) => this.rejectedParams.has(rejectionKey(name)));
+    try {
+      return await this.getWith(baseApiUrl, path, without(params, unsent), call, makeSink);
+    } catch (error) {
+      const rejected =
+        error instanceof Rejected && error.status === 400
+          ? optional.filter((name) => !unsent.includes(name) && error.detail.includes(name))
+          : [];
+      if (rejected.length === 0) throw error;
+      if (this.rejectedParams.size >= MAX_REMEMBERED_REJECTIONS) this.rejectedParams.clear();
+      for (const name of rejected) this.rejectedParams.add(rejectionKey(name));
+      return this.getWith(baseApiUrl, path, without(params, [...unsent, ...rejected]), call, makeSink);
+    }
+  }
+
+  private async getWith<T>(
+    baseApiUrl: string,
+    path: string,
+    params: Record<string, string | undefined>,
+    call: DataPlaneCall,
+    makeSink: () => AnswerSink<T>,
+  ): Promise<T> {
     const query = buildQueryString(params);
     const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
     const where = describeTarget(baseApiUrl, path);
@@ -58,7 +127,7 @@ export class DataPlane {
 
     for (let attempt = 0; ; attempt++) {
       try {
-        return await attemptOnce(fetcher, url, where, call);
+        return await attemptOnce(fetcher, url, where, call, () => ({ sink: makeSink(), ...this.limits }));
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
         const delay = backoffDelay(attempt, PROMETHEUS_BACKOFF);
@@ -90,34 +159,128 @@ export class DataPlane {
   }
 }
 
-async function attemptOnce(
+interface Reading<T> extends DataPlaneLimits {
+  sink: AnswerSink<T>;
+}
+
+async function attemptOnce<T>(
   fetcher: Fetch,
   url: string,
   where: string,
   call: DataPlaneCall,
-): Promise<unknown> {
+  startReading: () => Reading<T>,
+): Promise<T> {
   const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   try {
     if (timeoutMs <= 0)
       throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
-    let status: number;
-    let body: string;
     try {
       const response = await fetcher(url, { method: "GET", headers: { accept: "application/json" }, signal });
-      status = response.status;
-      body = await response.text();
+      if (response.status < 200 || response.status >= 300) {
+        return interpretFailure(response.status, await readCapped(response, MAX_ERROR_BODY_BYTES), where);
+      }
+      return await readAnswer(response, where, startReading());
     } catch (error) {
-      if (error instanceof ToolError) throw error;
+      if (error instanceof ToolError || error instanceof Retryable) throw error;
       if (abortedByDeadline(signal)) {
         throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
       }
       if (signal.aborted) throw cancelled(where);
       throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
     }
-    return interpret(status, body, where);
   } finally {
     end();
   }
+}
+
+/** Streams a 2xx answer through the scanner into the sink: memory holds one element at a time. */
+async function readAnswer<T>(response: Response, where: string, reading: Reading<T>): Promise<T> {
+  const { sink, maxAnswerBytes } = reading;
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxAnswerBytes) {
+    await response.body?.cancel();
+    throw tooLarge(where, maxAnswerBytes, `${formatBytes(declared)} declared`);
+  }
+  const decoder = new TextDecoder();
+  const scanner = new AnswerScanner((bytes) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(decoder.decode(bytes));
+    } catch {
+      throw new AnswerFormatError("an element of its data is not valid JSON");
+    }
+    sink.element(value, bytes.length);
+  });
+  const reader = response.body?.getReader();
+  // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
+  // page) is reported with.
+  let head: Uint8Array[] | undefined = [];
+  try {
+    for (;;) {
+      const chunk = reader ? await reader.read() : { done: true as const, value: undefined };
+      if (chunk.done) break;
+      head?.push(chunk.value);
+      if (scanner.bytesRead + chunk.value.length > MAX_ERROR_BODY_BYTES) head = undefined;
+      scanner.push(chunk.value);
+      if (scanner.bytesRead > maxAnswerBytes) {
+        await reader?.cancel();
+        throw tooLarge(where, maxAnswerBytes, `more than ${formatBytes(maxAnswerBytes)} read`);
+      }
+    }
+    const envelope = scanner.end();
+    if (isSuccess(envelope)) return sink.finish(envelope.data, scanner.bytesRead);
+    return interpretFailure(response.status, JSON.stringify(envelope), where);
+  } catch (error) {
+    if (error instanceof AnswerFormatError) {
+      await reader?.cancel().catch(() => undefined);
+      if (head !== undefined && !isJsonLike(head)) {
+        return interpretFailure(response.status, new TextDecoder().decode(Buffer.concat(head)), where);
+      }
+      throw new ToolError(`Prometheus answered with invalid JSON at ${where}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** True when a body starts like a JSON object or array (after whitespace). */
+function isJsonLike(head: readonly Uint8Array[]): boolean {
+  const text = new TextDecoder().decode(head[0] ?? new Uint8Array()).trimStart();
+  return text.startsWith("{") || text.startsWith("[");
+}
+
+function isSuccess(envelope: unknown): envelope is { status: "success"; data: unknown } {
+  return (envelope as PrometheusEnvelope | null)?.status === "success";
+}
+
+/** The first `maxBytes` of a body as text; the rest is not read. */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.length;
+    if (size >= maxBytes) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, maxBytes));
+}
+
+function tooLarge(where: string, maxBytes: number, seen: string): ToolError {
+  return new ToolError(
+    `Prometheus's answer at ${where} is too large to read (${seen}; the limit is ${formatBytes(maxBytes)}). ` +
+      "Narrow the query: aggregate with sum by (<label>) (...), keep the largest series with topk(10, ...), " +
+      "add label matchers, or use a larger step or a shorter range.",
+  );
+}
+
+function formatBytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 interface PrometheusEnvelope {
@@ -128,10 +291,9 @@ interface PrometheusEnvelope {
   message?: unknown;
 }
 
-function interpret(status: number, body: string, where: string): unknown {
+/** Throws the error a failed answer means (a Retryable one for 429 and 5xx). */
+function interpretFailure(status: number, body: string, where: string): never {
   const envelope = parseEnvelope(body);
-  if (status >= 200 && status < 300 && envelope?.status === "success") return envelope.data;
-
   const detail = errorDetail(envelope, body);
   if (status === 403) {
     throw new ToolError(
@@ -141,16 +303,26 @@ function interpret(status: number, body: string, where: string): unknown {
   if (isRetryableStatus(status))
     throw new Retryable(`Prometheus failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`);
   if (typeof envelope?.errorType === "string") {
-    throw new ToolError(`Prometheus rejected the query (HTTP ${status}) ${detail}`);
+    throw new Rejected(`Prometheus rejected the query (HTTP ${status}) ${detail}`, status, detail);
   }
   if (status >= 200 && status < 300) {
     throw new ToolError(
       `Prometheus answered HTTP ${status} at ${where} without a success status: ${detail || "empty body"}`,
     );
   }
-  throw new ToolError(
+  throw new Rejected(
     `Prometheus answered HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}. Check the Prometheus URL or workspace.`,
+    status,
+    detail,
   );
+}
+
+function without(
+  params: Record<string, string | undefined>,
+  names: readonly string[],
+): Record<string, string | undefined> {
+  if (names.length === 0) return params;
+  return Object.fromEntries(Object.entries(params).filter(([name]) => !names.includes(name)));
 }
 
 function parseEnvelope(body: string): PrometheusEnvelope | undefined {

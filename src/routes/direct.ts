@@ -1,6 +1,7 @@
 import type { Bridge } from "../bridge/bridge.js";
 import { dispatchOnce, type Outcome } from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
+import { directPayloadBytes, withinLimit } from "./ceiling.js";
 import { PYTHON_NOTIFICATION_REPLY } from "./mcp.js";
 
 export interface DirectOptions {
@@ -19,7 +20,12 @@ export async function handleDirect(
   context: RequestContext,
 ): Promise<{ result: unknown; outcome: Outcome["kind"] }> {
   const outcome = await dispatchOnce(payload, { context, openBridge: options.openBridge });
-  return { result: resultOf(outcome, options.pythonCompat), outcome: outcome.kind };
+  const result = withinLimit(
+    outcome,
+    (fitting) => resultOf(fitting, options.pythonCompat),
+    directPayloadBytes,
+  );
+  return { result, outcome: outcome.kind };
 }
 
 function resultOf(outcome: Outcome, pythonCompat: boolean): unknown {

@@ -30,6 +30,7 @@ import {
 } from "../http/rules.js";
 import type { SessionManager } from "../sessions/manager.js";
 import { SessionStoreError } from "../sessions/store.js";
+import { httpPayloadBytes, withinLimit } from "./ceiling.js";
 
 export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
@@ -214,6 +215,10 @@ function parseError(error: unknown, pythonCompat: boolean, cors: Record<string, 
 }
 
 function toHttpResponse(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
+  return withinLimit(outcome, (fitting) => renderOutcome(fitting, pythonCompat, cors), httpPayloadBytes);
+}
+
+function renderOutcome(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
   switch (outcome.kind) {
     case "accepted":
       return pythonCompat ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, cors) : emptyResponse(202, cors);

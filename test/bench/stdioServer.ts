@@ -4,6 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
+import { renderToolResult } from "../../src/server.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";
@@ -28,11 +29,8 @@ for (const tool of tools) {
       annotations: tool.annotations,
     },
     async (args: Record<string, unknown>) => {
-      const result = await tool.run(args, { settings, upstream, context: testContext(10_000) });
-      return {
-        content: [{ type: "text" as const, text: JSON.stringify(result) }],
-        structuredContent: result,
-      };
+      const call = { settings, upstream, context: testContext(10_000), maxResultBytes: 100_000 };
+      return renderToolResult(await tool.run(args, call), call.maxResultBytes);
     },
   );
 }

@@ -4,7 +4,7 @@ import type { RequestContext } from "../../src/context.js";
 /** A request context for calling below the handler: a deadline `timeoutMs` away, aborted then or with `signal`. */
 export function testContext(
   timeoutMs = 10_000,
-  options: { signal?: AbortSignal; principal?: string } = {},
+  options: { signal?: AbortSignal; principal?: string; replyBytes?: number } = {},
 ): RequestContext {
   const deadline = new AbortController();
   const passed = () => deadline.abort(new DOMException("the request's deadline passed", "TimeoutError"));
@@ -13,5 +13,10 @@ export function testContext(
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   // As for a real request: a batch's requests may all wait on the one signal.
   setMaxListeners(0, signal);
-  return { deadlineAt: Date.now() + timeoutMs, signal, principal: options.principal };
+  return {
+    deadlineAt: Date.now() + timeoutMs,
+    signal,
+    principal: options.principal,
+    replyBytes: options.replyBytes ?? Number.POSITIVE_INFINITY,
+  };
 }

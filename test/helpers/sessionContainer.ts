@@ -14,6 +14,8 @@ export function localServerFactory(): McpServerFactory {
     settings: LOCAL_SETTINGS,
     upstream: createUpstream(LOCAL_SETTINGS),
     toolFailuresAsErrors: false,
+    pythonLayout: false,
+    maxResultBytes: 100_000,
     onFault: () => undefined,
   });
 }

@@ -7,6 +7,7 @@ import { testContext } from "../helpers/context.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
 import { refusedUrl } from "../support/net.js";
 import { callTool, makeToolCall } from "../support/toolCall.js";
+import { wholeAnswer } from "../support/wholeAnswer.js";
 
 const VECTOR = { resultType: "vector", result: [{ metric: { job: "x" }, value: [1700000000, "1"] }] };
 
@@ -136,6 +137,7 @@ describe("data-plane faults", () => {
         "/query",
         { query: "up" },
         { region: "us-east-1", profile: undefined, context: testContext(5_000), attemptTimeoutMs: 300 },
+        wholeAnswer,
       );
       expect(data).toEqual(VECTOR);
       expect(server.requests).toHaveLength(2);

@@ -260,7 +260,7 @@ describe("DynamoSessionStore only", () => {
     silent.on("request", () => received++);
     try {
       const store = new DynamoSessionStore({ tableName: dynamo.tableName, region: "us-east-1", endpoint });
-      const past = { deadlineAt: Date.now() - 1, signal: AbortSignal.abort(), principal: undefined };
+      const past = testContext(0);
       await expect(store.delete("x", past)).rejects.toThrow(/deadline has passed/);
       expect(received).toBe(0);
       const controller = new AbortController();

@@ -28,18 +28,23 @@ describe("tool definitions", () => {
   });
 
   it.each([
-    ["ExecuteQuery", ExecuteQuery, ["workspace_id", "query", "time", "region", "profile"], ["query"]],
+    [
+      "ExecuteQuery",
+      ExecuteQuery,
+      ["workspace_id", "query", "time", "region", "profile", "limit"],
+      ["query"],
+    ],
     [
       "ExecuteRangeQuery",
       ExecuteRangeQuery,
-      ["workspace_id", "query", "start", "end", "step", "region", "profile"],
+      ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit"],
       ["query", "start", "end", "step"],
     ],
-    ["ListMetrics", ListMetrics, ["workspace_id", "region", "profile"], []],
+    ["ListMetrics", ListMetrics, ["workspace_id", "region", "profile", "limit"], []],
     ["GetServerInfo", GetServerInfo, ["workspace_id", "region", "profile"], []],
     ["GetAvailableWorkspaces", GetAvailableWorkspaces, ["region", "profile"], []],
   ] as [string, Tool, string[], string[]][])(
-    "%s has the Python parameter names and required set",
+    "%s has the Python parameter names and required set (and our optional limit last)",
     (name, tool, names, required) => {
       expect(tool.name).toBe(name);
       const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as {

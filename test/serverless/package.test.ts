@@ -196,6 +196,7 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       PYTHON_COMPAT: "false",
       ALLOWED_ORIGINS: "",
       MAX_BODY_BYTES: "1048576",
+      MAX_RESULT_BYTES: "100000",
       LOG_LEVEL: "INFO",
       SESSIONS: "optional",
       SESSION_TTL_SECONDS: "86400",

@@ -101,22 +101,38 @@ export interface RunningPrometheus {
   close(): Promise<void>;
 }
 
+export interface StartPrometheusOptions {
+  /**
+   * The OpenMetrics text to load instead of the default dataset (`openMetricsText()`): the text itself, or
+   * a function returning it or an iterable of chunks (streamed to the file, for datasets too large to hold
+   * as one string, e.g. `largeOpenMetricsChunks` from `./largeDataset.js`).
+   */
+  openMetrics?: string | (() => string | Iterable<string>);
+  /** How long to wait for `/-/ready` after starting the process (default 30 s). */
+  readyTimeoutMs?: number;
+}
+
 const run = promisify(execFile);
 const READY_TIMEOUT_MS = 30_000;
 
 /**
- * Loads the dataset with `promtool tsdb create-blocks-from openmetrics`, starts `prometheus` on
- * 127.0.0.1 (free port, no scrape jobs, 100y retention) and resolves once `/-/ready` answers 200.
+ * Loads the dataset (by default `openMetricsText()`) with `promtool tsdb create-blocks-from openmetrics`,
+ * starts `prometheus` on 127.0.0.1 (free port, no scrape jobs, 100y retention) and resolves once
+ * `/-/ready` answers 200.
  */
-export async function startPrometheus(): Promise<RunningPrometheus> {
+export async function startPrometheus(options: StartPrometheusOptions = {}): Promise<RunningPrometheus> {
+  const { openMetrics = openMetricsText, readyTimeoutMs = READY_TIMEOUT_MS } = options;
   const dir = await mkdtemp(join(tmpdir(), "prom-test-"));
   try {
     const dataFile = join(dir, "data.om");
     const configFile = join(dir, "prometheus.yml");
     const tsdb = join(dir, "tsdb");
-    await writeFile(dataFile, openMetricsText());
+    // writeFile streams an iterable chunk by chunk; a string is written whole.
+    await writeFile(dataFile, typeof openMetrics === "string" ? openMetrics : openMetrics());
     await writeFile(configFile, "global:\n  scrape_interval: 1h\nscrape_configs: []\n");
-    await run("promtool", ["tsdb", "create-blocks-from", "openmetrics", dataFile, tsdb]);
+    await run("promtool", ["tsdb", "create-blocks-from", "openmetrics", "--quiet", dataFile, tsdb], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
 
     for (let tries = 1; ; tries++) {
       const port = await freePort();
@@ -133,7 +149,7 @@ export async function startPrometheus(): Promise<RunningPrometheus> {
       );
       const url = `http://127.0.0.1:${port}`;
       try {
-        await waitReady(url, child);
+        await waitReady(url, child, readyTimeoutMs);
       } catch (error) {
         await stop(child);
         // Another process may have taken the port between freePort() and bind: try another one.
@@ -155,12 +171,12 @@ export async function startPrometheus(): Promise<RunningPrometheus> {
   }
 }
 
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`prometheus exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
@@ -173,7 +189,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`prometheus was not ready within ${READY_TIMEOUT_MS} ms: ${stderr}`);
+  throw new Error(`prometheus was not ready within ${timeoutMs} ms: ${stderr}`);
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -1,4 +1,5 @@
 import { createUpstream, type Upstream } from "../../src/prometheus/upstream.js";
+import { renderToolResult } from "../../src/server.js";
 import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";
 
@@ -17,6 +18,8 @@ export interface ToolCallOptions {
   signal?: AbortSignal;
   /** The clients (and their caches) of an earlier call: a warm container. Default: new ones, a cold container. */
   upstream?: Upstream;
+  /** The result's budget (default 100,000 bytes, MAX_RESULT_BYTES's default). */
+  maxResultBytes?: number;
 }
 
 /** A ToolCall as the server would build it: settings over LOCAL_SETTINGS, a request context, the clients. */
@@ -26,12 +29,17 @@ export function makeToolCall(overrides: Partial<ToolSettings> = {}, options: Too
     settings,
     upstream: options.upstream ?? createUpstream(settings),
     context: testContext(options.timeoutMs, { signal: options.signal }),
+    maxResultBytes: options.maxResultBytes ?? 100_000,
   };
 }
 
-/** Validates raw arguments with the tool's input schema (as the MCP server does), then runs it. */
+/**
+ * Validates raw arguments with the tool's input schema (as the MCP server does), runs it, and returns
+ * the structured result the server would send (cut to the call's budget if it had to be).
+ */
 export async function callTool(tool: Tool, args: Record<string, unknown>, call: ToolCall): Promise<unknown> {
-  return tool.run(tool.inputSchema.parse(args), call);
+  const result = await tool.run(tool.inputSchema.parse(args), call);
+  return renderToolResult(result, call.maxResultBytes).structuredContent;
 }
 
 /** The human-readable validation messages for raw arguments, or [] when they are valid. */

@@ -15,6 +15,7 @@ describe("configuration", () => {
       pythonCompat: false,
       allowedOrigins: [],
       maxBodyBytes: 1_048_576,
+      maxResultBytes: 100_000,
       logLevel: "INFO",
       inLambda: false,
       isOffline: false,
@@ -34,6 +35,7 @@ describe("configuration", () => {
       PYTHON_COMPAT: "true",
       ALLOWED_ORIGINS: "https://a.example.com, https://b.example.com:8443/",
       MAX_BODY_BYTES: "4096",
+      MAX_RESULT_BYTES: "25000",
       LOG_LEVEL: "debug",
       AWS_LAMBDA_FUNCTION_NAME: "fn",
     });
@@ -45,6 +47,7 @@ describe("configuration", () => {
       pythonCompat: true,
       allowedOrigins: ["https://a.example.com", "https://b.example.com:8443"],
       maxBodyBytes: 4096,
+      maxResultBytes: 25_000,
       logLevel: "DEBUG",
       inLambda: true,
     });
@@ -76,6 +79,9 @@ describe("configuration", () => {
     ["ALLOWED_ORIGINS", "not an origin"],
     ["MAX_BODY_BYTES", "0"],
     ["MAX_BODY_BYTES", "10MB"],
+    ["MAX_RESULT_BYTES", "999"],
+    ["MAX_RESULT_BYTES", "6000001"],
+    ["MAX_RESULT_BYTES", "100k"],
     ["LOG_LEVEL", "LOUD"],
   ])("a bad %s (%s) fails with one line naming the variable", (name, value) => {
     let error: unknown;

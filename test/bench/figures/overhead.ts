@@ -5,6 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createUpstream } from "../../../src/prometheus/upstream.js";
+import { renderToolResult } from "../../../src/server.js";
 import { tools } from "../../../tools/index.js";
 import type { ToolCall, ToolSettings } from "../../../tools/types.js";
 import { testContext } from "../../helpers/context.js";
@@ -24,7 +25,12 @@ function sdkStateless(ctx: BenchContext): (event: ReturnType<typeof httpEvent>) 
     profileSupported: true,
   };
   const upstream = createUpstream(settings);
-  const call = (): ToolCall => ({ settings, upstream, context: testContext(10_000) });
+  const call = (): ToolCall => ({
+    settings,
+    upstream,
+    context: testContext(10_000),
+    maxResultBytes: 100_000,
+  });
   return async (event) => {
     const server = new McpServer({ name: "sdk-stateless", version: "1" });
     for (const tool of tools) {
@@ -32,11 +38,8 @@ function sdkStateless(ctx: BenchContext): (event: ReturnType<typeof httpEvent>) 
         tool.name,
         { description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
         async (args: unknown) => {
-          const result = await tool.run(args as never, call());
-          return {
-            content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
-            structuredContent: result,
-          };
+          const { maxResultBytes } = call();
+          return renderToolResult(await tool.run(args as never, call()), maxResultBytes);
         },
       );
     }

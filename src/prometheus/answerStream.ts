@@ -1,0 +1,544 @@
+/**
+ * The answer was not well-formed where the scanner relies on its structure, ended early, was not
+ * valid JSON, or exceeded a size limit (the message names the limit and its value).
+ */
+export class AnswerFormatError extends Error {
+  override name = "AnswerFormatError";
+}
+
+/** Size limits of an {@link AnswerScanner}: what it may hold at once, whatever the answer's total size. */
+export interface AnswerScannerOptions {
+  /** Largest single element, in bytes (default 16 MiB). Exceeding it throws AnswerFormatError. */
+  maxElementBytes?: number;
+  /** Largest skeleton, in bytes (default 1 MiB). Exceeding it throws AnswerFormatError. */
+  maxSkeletonBytes?: number;
+}
+
+const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_SKELETON_BYTES = 1024 * 1024;
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const LBRACKET = 0x5b;
+const BACKSLASH = 0x5c;
+const RBRACKET = 0x5d;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+
+/** Fatal, so that bytes that are not UTF-8 fail instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+const WHITESPACE = 1;
+/** Bytes of numbers and literals; their exact syntax is left to JSON.parse. */
+const SCALAR = 2;
+const CLASS = new Uint8Array(256);
+for (const c of " \t\n\r") CLASS[c.charCodeAt(0)] = WHITESPACE;
+for (const c of "0123456789+-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+  CLASS[c.charCodeAt(0)] = SCALAR;
+}
+
+/** Bytes that matter inside an element: one table lookup spares the common byte four comparisons. */
+const STRUCTURE = new Uint8Array(256);
+const OPEN = 1;
+const CLOSE = 2;
+const STRING_START = 3;
+STRUCTURE[LBRACE] = OPEN;
+STRUCTURE[LBRACKET] = OPEN;
+STRUCTURE[RBRACE] = CLOSE;
+STRUCTURE[RBRACKET] = CLOSE;
+STRUCTURE[QUOTE] = STRING_START;
+
+// Skeleton states: the bytes are copied and checked just enough to find keys; JSON.parse in end()
+// validates the rest.
+const VALUE = 0;
+/** A value ended: `,` or the container's closer follows, or only whitespace at the top level. */
+const AFTER_VALUE = 1;
+const KEY_OR_CLOSE = 2;
+const KEY = 3;
+const KEY_COLON = 4;
+const VALUE_OR_CLOSE = 5;
+const STRING = 6;
+const SKELETON_SCALAR = 7;
+// States inside the streamed array: its elements go to onElement, its commas and whitespace nowhere.
+const ARRAY_START = 8;
+const ARRAY_NEXT = 9;
+const ARRAY_AFTER = 10;
+/** Inside an object or array element, outside its strings. */
+const ELEMENT = 11;
+const ELEMENT_STRING = 12;
+const ELEMENT_SCALAR = 13;
+
+// Skeleton frames. Only the top-level object and the object under its `data` key have keys that matter.
+const OBJECT = 0;
+const ARRAY = 1;
+const TOP_OBJECT = 2;
+const DATA_OBJECT = 3;
+
+// What the next skeleton value is.
+const PLAIN = 0;
+const DATA_VALUE = 1;
+const RESULT_VALUE = 2;
+
+/**
+ * Splits a Prometheus HTTP API answer, pushed as UTF-8 byte chunks, into the elements of its one big
+ * array (the top-level `data` when it is an array, else `data.result` when that is one) and the rest,
+ * the skeleton. Memory stays bounded by one element plus the skeleton, so answers of any size can be
+ * read; elements are not decoded here, so the caller pays JSON.parse only for the ones it keeps.
+ *
+ * Elements are delivered as soon as they end, before the rest is checked: a caller must treat them
+ * as provisional until end() returns. A repeated top-level `data` key, or `result` key under it, is
+ * rejected: JSON.parse would keep the last one, which could disagree with the array already streamed.
+ */
+export class AnswerScanner {
+  private readonly maxElementBytes: number;
+  private readonly maxSkeletonBytes: number;
+  private total = 0;
+  private state = VALUE;
+  /** The byte after a backslash that ended the previous chunk is skipped. */
+  private escape = false;
+  private failure: unknown;
+  private ended = false;
+
+  private readonly frames: number[] = [];
+  private role = PLAIN;
+  private isKey = false;
+  private collectKey = false;
+  private readonly keyParts: Uint8Array[] = [];
+  private sawData = false;
+  private sawResult = false;
+  private readonly skeleton: Uint8Array[] = [];
+  private skeletonBytes = 0;
+
+  /** Closers expected inside the current element, innermost last. */
+  private closers: Uint8Array = new Uint8Array(64);
+  private depth = 0;
+  /** Copies of the current element's bytes from earlier chunks, concatenated once at its end. */
+  private readonly parts: Uint8Array[] = [];
+  private partsBytes = 0;
+
+  /**
+   * @param onElement Called with each element of the streamed array, in order: exactly its bytes in the
+   *   input, without surrounding whitespace or comma. The array is the scanner's own copy, never a view
+   *   of a pushed chunk, so it is safe to keep and pins no chunk in memory.
+   */
+  constructor(
+    private readonly onElement: (bytes: Uint8Array) => void,
+    options: AnswerScannerOptions = {},
+  ) {
+    this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES;
+    this.maxSkeletonBytes = options.maxSkeletonBytes ?? DEFAULT_MAX_SKELETON_BYTES;
+  }
+
+  /** Total bytes pushed so far. */
+  get bytesRead(): number {
+    return this.total;
+  }
+
+  /**
+   * Feeds the next chunk, which may split a token, an escape or a UTF-8 character anywhere. The
+   * scanner keeps no reference to `chunk`, so the caller may reuse it. Throws AnswerFormatError at the
+   * first structural error or exceeded limit (and again on any later call); errors thrown by onElement
+   * propagate and also end the scan.
+   */
+  push(chunk: Uint8Array): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.ended) throw new Error("AnswerScanner.push() called after end()");
+    try {
+      this.scan(chunk);
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  /**
+   * After the last chunk: JSON.parse of the skeleton, which is the input with the streamed array left
+   * as `[]`. Throws AnswerFormatError when the input ended inside a value or is not valid JSON.
+   */
+  end(): unknown {
+    if (this.failure !== undefined) throw this.failure;
+    this.ended = true;
+    try {
+      const complete =
+        this.frames.length === 0 && (this.state === AFTER_VALUE || this.state === SKELETON_SCALAR);
+      if (!complete) {
+        throw new AnswerFormatError(
+          this.total === 0
+            ? "The Prometheus answer is empty."
+            : `The Prometheus answer ended inside a value, after ${this.total} bytes.`,
+        );
+      }
+      let text: string;
+      try {
+        text = UTF8.decode(concat(this.skeleton, this.skeletonBytes));
+      } catch {
+        throw new AnswerFormatError("The Prometheus answer is not valid UTF-8.");
+      }
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        throw new AnswerFormatError(`The Prometheus answer is not valid JSON: ${(error as Error).message}`);
+      }
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  private scan(buf: Uint8Array): void {
+    const n = buf.length;
+    if (n === 0) return;
+    const offset = this.total;
+    this.total += n;
+    let state = this.state;
+    let i = 0;
+    if (this.escape) {
+      i = 1;
+      this.escape = false;
+    }
+    let skeletonStart = state < ARRAY_START ? 0 : -1;
+    let elementStart = 0;
+    let keyStart = 0;
+
+    while (i < n) {
+      switch (state) {
+        case ELEMENT: {
+          // The hot loop: nearly every byte of a large answer passes here.
+          let depth = this.depth;
+          let closers = this.closers;
+          element: for (; i < n; i++) {
+            const c = buf[i] as number;
+            const kind = STRUCTURE[c];
+            if (kind === 0) continue;
+            if (kind === OPEN) {
+              if (depth === closers.length) closers = this.growClosers();
+              closers[depth++] = c + 2; // `{` + 2 is `}`, `[` + 2 is `]`
+            } else if (kind === STRING_START) {
+              i++;
+              for (;;) {
+                if (i >= n) {
+                  if (i > n) this.escape = true;
+                  state = ELEMENT_STRING;
+                  break element;
+                }
+                const d = buf[i];
+                if (d === QUOTE) break;
+                i += d === BACKSLASH ? 2 : 1;
+              }
+            } else {
+              if (closers[--depth] !== c) {
+                throw this.unexpected(c, offset + i, "an element of the array (brackets do not match)");
+              }
+              if (depth === 0) {
+                i++;
+                this.emit(buf, elementStart, i);
+                state = ARRAY_AFTER;
+                break;
+              }
+            }
+          }
+          this.depth = depth;
+          break;
+        }
+
+        case ELEMENT_STRING: {
+          while (i < n) {
+            const d = buf[i];
+            if (d === QUOTE) break;
+            i += d === BACKSLASH ? 2 : 1;
+          }
+          if (i >= n) {
+            if (i > n) this.escape = true;
+            break;
+          }
+          i++;
+          if (this.depth === 0) {
+            this.emit(buf, elementStart, i);
+            state = ARRAY_AFTER;
+          } else {
+            state = ELEMENT;
+          }
+          break;
+        }
+
+        case ELEMENT_SCALAR: {
+          while (i < n && CLASS[buf[i] as number] === SCALAR) i++;
+          if (i < n) {
+            this.emit(buf, elementStart, i);
+            state = ARRAY_AFTER;
+          }
+          break;
+        }
+
+        case ARRAY_AFTER: {
+          const c = buf[i] as number;
+          if (CLASS[c] === WHITESPACE) {
+            i++;
+          } else if (c === COMMA) {
+            state = ARRAY_NEXT;
+            i++;
+          } else if (c === RBRACKET) {
+            skeletonStart = i++;
+            state = AFTER_VALUE;
+          } else {
+            throw this.unexpected(c, offset + i, 'after an element of the array (expected "," or "]")');
+          }
+          break;
+        }
+
+        case ARRAY_START:
+        case ARRAY_NEXT: {
+          const c = buf[i] as number;
+          if (CLASS[c] === WHITESPACE) {
+            i++;
+            break;
+          }
+          if (c === RBRACKET && state === ARRAY_START) {
+            skeletonStart = i++;
+            state = AFTER_VALUE;
+            break;
+          }
+          elementStart = i;
+          if (c === LBRACE || c === LBRACKET) {
+            this.closers[0] = c + 2;
+            this.depth = 1;
+            state = ELEMENT;
+          } else if (c === QUOTE) {
+            this.depth = 0;
+            state = ELEMENT_STRING;
+          } else if (CLASS[c] === SCALAR) {
+            state = ELEMENT_SCALAR;
+          } else {
+            throw this.unexpected(c, offset + i, "where an element of the array should start");
+          }
+          i++;
+          break;
+        }
+
+        case STRING: {
+          while (i < n) {
+            const d = buf[i];
+            if (d === QUOTE) break;
+            i += d === BACKSLASH ? 2 : 1;
+          }
+          if (i >= n) {
+            if (i > n) this.escape = true;
+            break;
+          }
+          i++;
+          if (!this.isKey) {
+            state = AFTER_VALUE;
+            break;
+          }
+          if (this.collectKey) this.noteKey(this.decodeKey(buf.subarray(keyStart, i), offset + i));
+          state = KEY_COLON;
+          break;
+        }
+
+        case SKELETON_SCALAR: {
+          while (i < n && CLASS[buf[i] as number] === SCALAR) i++;
+          if (i < n) state = AFTER_VALUE;
+          break;
+        }
+
+        case VALUE:
+        case VALUE_OR_CLOSE: {
+          const c = buf[i] as number;
+          if (CLASS[c] === WHITESPACE) {
+            i++;
+            break;
+          }
+          if (c === RBRACKET && state === VALUE_OR_CLOSE) {
+            this.frames.pop();
+            state = AFTER_VALUE;
+            i++;
+            break;
+          }
+          const role = this.role;
+          this.role = PLAIN;
+          if (c === LBRACE) {
+            this.frames.push(
+              this.frames.length === 0 ? TOP_OBJECT : role === DATA_VALUE ? DATA_OBJECT : OBJECT,
+            );
+            state = KEY_OR_CLOSE;
+          } else if (c === LBRACKET) {
+            if (role !== PLAIN) {
+              // The streamed array: its `[` and `]` stay in the skeleton, all between goes to onElement.
+              i++;
+              this.keepSkeleton(buf, skeletonStart, i);
+              skeletonStart = -1;
+              state = ARRAY_START;
+              break;
+            }
+            this.frames.push(ARRAY);
+            state = VALUE_OR_CLOSE;
+          } else if (c === QUOTE) {
+            this.isKey = false;
+            state = STRING;
+          } else if (CLASS[c] === SCALAR) {
+            state = SKELETON_SCALAR;
+          } else {
+            throw this.unexpected(c, offset + i, "where a value should start");
+          }
+          i++;
+          break;
+        }
+
+        case AFTER_VALUE: {
+          const c = buf[i] as number;
+          if (CLASS[c] === WHITESPACE) {
+            i++;
+            break;
+          }
+          const frame = this.frames[this.frames.length - 1];
+          if (frame === undefined) throw this.unexpected(c, offset + i, "after the end of the answer");
+          if (c === COMMA) {
+            state = frame === ARRAY ? VALUE : KEY;
+          } else if (c === (frame === ARRAY ? RBRACKET : RBRACE)) {
+            this.frames.pop();
+          } else {
+            throw this.unexpected(
+              c,
+              offset + i,
+              `after a value (expected "," or "${frame === ARRAY ? "]" : "}"}")`,
+            );
+          }
+          i++;
+          break;
+        }
+
+        case KEY_OR_CLOSE:
+        case KEY: {
+          const c = buf[i] as number;
+          if (CLASS[c] === WHITESPACE) {
+            i++;
+            break;
+          }
+          if (c === QUOTE) {
+            const frame = this.frames[this.frames.length - 1];
+            this.isKey = true;
+            this.collectKey = frame === TOP_OBJECT || frame === DATA_OBJECT;
+            keyStart = i;
+            state = STRING;
+          } else if (c === RBRACE && state === KEY_OR_CLOSE) {
+            this.frames.pop();
+            state = AFTER_VALUE;
+          } else {
+            throw this.unexpected(c, offset + i, "where a key should start");
+          }
+          i++;
+          break;
+        }
+
+        case KEY_COLON: {
+          const c = buf[i] as number;
+          if (CLASS[c] === WHITESPACE) {
+            i++;
+          } else if (c === COLON) {
+            state = VALUE;
+            i++;
+          } else {
+            throw this.unexpected(c, offset + i, 'after a key (expected ":")');
+          }
+          break;
+        }
+      }
+    }
+
+    this.state = state;
+    if (skeletonStart >= 0) this.keepSkeleton(buf, skeletonStart, n);
+    if (state === STRING && this.isKey && this.collectKey) this.keyParts.push(buf.slice(keyStart, n));
+    if (state >= ELEMENT) {
+      this.partsBytes += n - elementStart;
+      if (this.partsBytes > this.maxElementBytes) throw this.elementTooLarge();
+      this.parts.push(buf.slice(elementStart, n));
+    }
+  }
+
+  private emit(buf: Uint8Array, start: number, end: number): void {
+    const size = this.partsBytes + end - start;
+    if (size > this.maxElementBytes) throw this.elementTooLarge();
+    let bytes: Uint8Array;
+    if (this.parts.length === 0) {
+      bytes = buf.slice(start, end);
+    } else {
+      this.parts.push(buf.subarray(start, end));
+      bytes = concat(this.parts, size);
+      this.parts.length = 0;
+      this.partsBytes = 0;
+    }
+    this.onElement(bytes);
+  }
+
+  private keepSkeleton(buf: Uint8Array, start: number, end: number): void {
+    if (end <= start) return;
+    this.skeletonBytes += end - start;
+    if (this.skeletonBytes > this.maxSkeletonBytes) {
+      throw new AnswerFormatError(
+        `The Prometheus answer outside its data array exceeds maxSkeletonBytes (${this.maxSkeletonBytes} bytes).`,
+      );
+    }
+    this.skeleton.push(buf.slice(start, end));
+  }
+
+  private decodeKey(last: Uint8Array, position: number): string {
+    let bytes = last;
+    if (this.keyParts.length > 0) {
+      this.keyParts.push(last);
+      bytes = concat(
+        this.keyParts,
+        this.keyParts.reduce((sum, part) => sum + part.length, 0),
+      );
+      this.keyParts.length = 0;
+    }
+    try {
+      return JSON.parse(UTF8.decode(bytes)) as string;
+    } catch {
+      throw new AnswerFormatError(`The Prometheus answer has a malformed key ending at byte ${position}.`);
+    }
+  }
+
+  private noteKey(key: string): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === TOP_OBJECT && key === "data") {
+      if (this.sawData) throw new AnswerFormatError('The Prometheus answer has the key "data" twice.');
+      this.sawData = true;
+      this.role = DATA_VALUE;
+    } else if (frame === DATA_OBJECT && key === "result") {
+      if (this.sawResult)
+        throw new AnswerFormatError('The Prometheus answer has the key "data.result" twice.');
+      this.sawResult = true;
+      this.role = RESULT_VALUE;
+    }
+  }
+
+  private growClosers(): Uint8Array {
+    const grown = new Uint8Array(this.closers.length * 2);
+    grown.set(this.closers);
+    this.closers = grown;
+    return grown;
+  }
+
+  private elementTooLarge(): AnswerFormatError {
+    return new AnswerFormatError(
+      `An element of the Prometheus answer's data array exceeds maxElementBytes (${this.maxElementBytes} bytes).`,
+    );
+  }
+
+  private unexpected(byte: number, position: number, where: string): AnswerFormatError {
+    const shown =
+      byte >= 0x20 && byte < 0x7f ? JSON.stringify(String.fromCharCode(byte)) : `byte 0x${byte.toString(16)}`;
+    return new AnswerFormatError(`Malformed Prometheus answer: ${shown} at byte ${position} ${where}.`);
+  }
+}
+
+function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined;
+}

@@ -1,0 +1,72 @@
+import type { Outcome } from "../bridge/dispatch.js";
+import { ErrorCode, errorReply, type JSONRPCReply } from "../bridge/jsonrpc.js";
+import type { HttpResponse } from "../http/responses.js";
+
+/**
+ * The most bytes of any response, as Lambda serializes it. Lambda refuses a synchronous response over
+ * 6 MB (6,291,556 bytes) and the caller then gets no JSON-RPC at all; this leaves room to spare.
+ */
+export const RESPONSE_LIMIT_BYTES = 6_000_000;
+
+/** Room for the HTTP envelope around a body: status, headers, keys. */
+const HTTP_ENVELOPE_BYTES = 8 * 1024;
+
+/**
+ * What one reply may take when it is a whole HTTP response body. Lambda writes the body as a JSON string
+ * inside its payload, which escapes the body's quotes and backslashes again: at most twice its size.
+ */
+export const HTTP_REPLY_BYTES = Math.floor((RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES) / 2);
+/** What one reply may take when it is the whole result of a direct invocation. */
+export const DIRECT_REPLY_BYTES = RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES;
+
+/** Bytes of the payload Lambda sends for this HTTP response. */
+export function httpPayloadBytes(response: HttpResponse): number {
+  // Escaping at most doubles a JSON body and UTF-8 takes at most 3 bytes per UTF-16 unit: most bodies
+  // are small enough that this bound answers without serializing them again.
+  if (response.body.length * 6 + HTTP_ENVELOPE_BYTES <= RESPONSE_LIMIT_BYTES) return 0;
+  return Buffer.byteLength(JSON.stringify(response), "utf8");
+}
+
+/** Bytes of a direct invocation's result as Lambda serializes it. */
+export function directPayloadBytes(result: unknown): number {
+  const text = JSON.stringify(result);
+  return text === undefined ? 0 : Buffer.byteLength(text, "utf8");
+}
+
+/**
+ * The outcome with its largest replies replaced by a short error, as few as needed for `render` to fit
+ * RESPONSE_LIMIT_BYTES. Tool results are cut to their share before this point; what remains are
+ * replies that carry a caller's own huge values back (ids, names in error messages).
+ */
+export function withinLimit<R>(
+  outcome: Outcome,
+  render: (outcome: Outcome) => R,
+  bytesOf: (rendered: R) => number,
+): R {
+  let rendered = render(outcome);
+  if (outcome.kind === "accepted" || bytesOf(rendered) <= RESPONSE_LIMIT_BYTES) return rendered;
+  const replies = outcome.kind === "batch" ? [...outcome.replies] : [outcome.reply];
+  const bySize = replies
+    .map((reply, index) => ({ index, bytes: directPayloadBytes(reply) }))
+    .sort((a, b) => b.bytes - a.bytes);
+  for (const { index, bytes } of bySize) {
+    replies[index] = tooLarge(replies[index] as JSONRPCReply, bytes);
+    const shrunk: Outcome =
+      outcome.kind === "batch"
+        ? { kind: "batch", replies }
+        : { ...outcome, reply: replies[0] as JSONRPCReply };
+    rendered = render(shrunk);
+    if (bytesOf(rendered) <= RESPONSE_LIMIT_BYTES) return rendered;
+  }
+  // Unreachable: every reply replaced (ids over 1 KiB dropped) is at most 100 short errors.
+  return rendered;
+}
+
+function tooLarge(reply: JSONRPCReply, bytes: number): JSONRPCReply {
+  const id = reply.id === undefined || directPayloadBytes(reply.id) > 1024 ? null : reply.id;
+  return errorReply(
+    id,
+    ErrorCode.InternalError,
+    `Response too large: this reply was ${bytes} bytes and would not fit in one Lambda response (${RESPONSE_LIMIT_BYTES} bytes). Ask for less (the limit argument, a narrower query) or send fewer requests in one batch.`,
+  );
+}

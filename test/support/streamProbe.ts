@@ -1,0 +1,43 @@
+// Run by test/integration/streaming.test.ts in a child process with a small V8 heap, bundled by esbuild:
+//   node --max-old-space-size=<MB> streamProbe.mjs <prometheus url> <tool arguments as JSON>
+// Calls ExecuteRangeQuery once through the handler and prints one JSON line: what came back and how
+// much the process's memory grew while it ran.
+import { createHandler } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { httpEvent, lambdaContext } from "../helpers/events.js";
+
+const [url = "", args = "{}"] = process.argv.slice(2);
+const handler = createHandler(
+  loadConfig({ PROMETHEUS_URL: url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "SILENT" }),
+);
+const call = (id: number, name: string, toolArgs: unknown) =>
+  handler(
+    httpEvent("v2", {
+      method: "POST",
+      path: "/mcp",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: toolArgs },
+      }),
+    }),
+    lambdaContext(30_000),
+  ) as Promise<{ statusCode: number; body: string }>;
+
+// Warm: the MCP server, its validator and the tools are built before measuring.
+await call(0, "GetServerInfo", {});
+const baselineRss = process.memoryUsage().rss;
+let peakRss = baselineRss;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 5);
+const started = performance.now();
+const response = await call(1, "ExecuteRangeQuery", JSON.parse(args));
+const ms = performance.now() - started;
+clearInterval(sampler);
+peakRss = Math.max(peakRss, process.memoryUsage().rss);
+process.stdout.write(
+  `${JSON.stringify({ status: response.statusCode, body: response.body, ms, baselineRss, peakRss })}\n`,
+);
