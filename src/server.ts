@@ -101,7 +101,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
     );
     mcp.server.setRequestHandler(
       CallToolRequestSchema,
-      guarded("tools/call", (request: z.output<typeof CallToolRequestSchema>, extra) => {
+      guarded("tools/call", async (request: z.output<typeof CallToolRequestSchema>, extra) => {
         const context = forwarded.contextOf(extra.requestId);
         if (!context) throw new Error(`tools/call ${extra.requestId} has no request context`);
         const tool = toolsByName.get(request.params.name);
@@ -117,7 +117,9 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
           context: withMargin(context, TOOL_DEADLINE_MARGIN_MS),
           maxResultBytes: resultBudget(options.maxResultBytes, context.replyBytes),
         };
-        return callTool(tool, request.params.arguments, call, options);
+        const { result, replyBytes } = await callTool(tool, request.params.arguments, call, options);
+        if (replyBytes !== undefined) forwarded.boundReply(extra.requestId, replyBytes);
+        return result;
       }),
     );
     return mcp;
@@ -146,18 +148,20 @@ async function callTool(
   args: Record<string, unknown> | undefined,
   call: ToolCall,
   options: ServerOptions,
-): Promise<CallToolResult> {
+): Promise<{ result: CallToolResult; replyBytes?: number }> {
   const parsed = tool.inputSchema.safeParse(numbersAsStrings(args ?? {}));
   if (!parsed.success) {
-    return toolFailure(tool.name, `Invalid arguments: ${describeIssues(parsed.error.issues)}`, options);
+    return {
+      result: toolFailure(tool.name, `Invalid arguments: ${describeIssues(parsed.error.issues)}`, options),
+    };
   }
   try {
     const result = await tool.run(parsed.data, call);
-    return renderToolResult(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
+    return render(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
   } catch (error) {
-    if (error instanceof ToolError) return toolFailure(tool.name, error.message, options);
+    if (error instanceof ToolError) return { result: toolFailure(tool.name, error.message, options) };
     options.onFault(error, `tool ${tool.name}`);
-    return toolFailure(tool.name, "internal error (details are in the function's log)", options);
+    return { result: toolFailure(tool.name, "internal error (details are in the function's log)", options) };
   }
 }
 
@@ -186,7 +190,24 @@ export function renderToolResult(
   maxBytes: number,
   indent?: number,
 ): CallToolResult {
-  if (!isFittable(result)) return rendered({ value: result }, JSON.stringify(result, null, indent));
+  return render(result, maxBytes, indent).result;
+}
+
+/** A tool's result as MCP content, and the most bytes its JSON-RPC reply takes (id aside). */
+interface Rendered {
+  result: CallToolResult;
+  replyBytes: number;
+}
+
+function render(
+  result: Record<string, unknown> | Fittable,
+  maxBytes: number,
+  indent: number | undefined,
+): Rendered {
+  if (!isFittable(result)) {
+    const text = JSON.stringify(result, null, indent);
+    return rendered({ value: result }, text, Buffer.byteLength(text, "utf8"));
+  }
   let budget = maxBytes;
   for (let attempt = 1; ; attempt++) {
     const fitted = result.fit(attempt > FIT_ATTEMPTS ? 0 : budget);
@@ -199,17 +220,21 @@ export function renderToolResult(
           `The result does not fit in ${maxBytes} bytes, not even cut to nothing. Ask for less: a narrower query, or fewer calls in one batch.`,
         );
       }
-      return rendered(fitted, text);
+      return rendered(fitted, text, bytes);
     }
     // Over by the note, or by the layout's indentation: ask again with proportionally less.
     budget = Math.min(budget - (bytes - maxBytes), Math.floor((budget * maxBytes) / bytes));
   }
 }
 
-function rendered(fitted: Fitted, text: string): CallToolResult {
+function rendered(fitted: Fitted, text: string, textBytes: number): Rendered {
   const content: CallToolResult["content"] = [{ type: "text", text }];
   if (fitted.note) content.push({ type: "text", text: fitted.note });
-  return { content, structuredContent: fitted.value };
+  // The reply carries the text escaped (at most twice its bytes) and the structured copy (at most its bytes again).
+  return {
+    result: { content, structuredContent: fitted.value },
+    replyBytes: 3 * textBytes + REPLY_ENVELOPE_BYTES,
+  };
 }
 
 /**

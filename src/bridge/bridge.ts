@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type RequestContext, timeLeft } from "../context.js";
 import {
+  boundReply,
   ErrorCode,
   errorReply,
   type JSONRPCNotification,
@@ -25,6 +26,8 @@ export interface ForwardedRequests {
   contextOf(requestId: RequestId): RequestContext | undefined;
   /** Answers the request forwarded under this id as a server fault (HTTP 500); the server logs the cause. */
   fault(requestId: RequestId): void;
+  /** Tells that the reply to the request forwarded under this id will take at most `bytes` bytes, id aside. */
+  boundReply(requestId: RequestId, bytes: number): void;
 }
 
 /** Builds the MCP server a bridge forwards to; the server reads each request's context through `forwarded`. */
@@ -38,6 +41,8 @@ interface Pending {
   context: RequestContext;
   resolve: (reply: JSONRPCReply) => void;
   timer: NodeJS.Timeout;
+  /** The most bytes the server said its reply takes. */
+  bound?: number;
 }
 
 /**
@@ -106,6 +111,11 @@ export class Bridge implements ForwardedRequests {
     if (typeof requestId === "number") this.settle(requestId, undefined);
   }
 
+  boundReply(requestId: RequestId, bytes: number): void {
+    const entry = typeof requestId === "number" ? this.pending.get(requestId) : undefined;
+    if (entry) entry.bound = bytes;
+  }
+
   /**
    * Ends the bridge. A server that may still be running a request is closed, which aborts it. One
    * whose every request was answered is simply let go: closing it would only build the SDK's
@@ -159,7 +169,9 @@ export class Bridge implements ForwardedRequests {
     if (!reply) this.abandoned = true;
     clearTimeout(entry.timer);
     if (reply) this.observer?.(entry.request, reply);
-    entry.resolve(reply ? withId(reply, entry.request.id) : make(entry.request.id));
+    if (!reply) return entry.resolve(make(entry.request.id));
+    const answer = withId(reply, entry.request.id);
+    entry.resolve(entry.bound === undefined ? answer : boundReply(answer, entry.bound));
   }
 }
 

@@ -108,3 +108,17 @@ function isNullIdError(value: Record<string, unknown>): boolean {
 function invalid(id: RequestId | null, message: string): Classified {
   return { kind: "invalid", reply: errorReply(id, ErrorCode.InvalidRequest, message) };
 }
+
+/** Replies whose size the server bounded when it made them, by identity: measuring them would cost a serialization. */
+const bounds = new WeakMap<JSONRPCReply, number>();
+
+/** Records that `reply` takes at most `bytes` bytes once serialized, its id aside. */
+export function boundReply(reply: JSONRPCReply, bytes: number): JSONRPCReply {
+  bounds.set(reply, bytes);
+  return reply;
+}
+
+/** The bound recorded for `reply` (its id aside), if any. */
+export function replyBound(reply: unknown): number | undefined {
+  return typeof reply === "object" && reply !== null ? bounds.get(reply as JSONRPCReply) : undefined;
+}

@@ -1,5 +1,5 @@
 import type { Outcome } from "../bridge/dispatch.js";
-import { ErrorCode, errorReply, type JSONRPCReply } from "../bridge/jsonrpc.js";
+import { ErrorCode, errorReply, type JSONRPCReply, replyBound } from "../bridge/jsonrpc.js";
 import type { HttpResponse } from "../http/responses.js";
 
 /**
@@ -19,17 +19,32 @@ export const HTTP_REPLY_BYTES = Math.floor((RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE
 /** What one reply may take when it is the whole result of a direct invocation. */
 export const DIRECT_REPLY_BYTES = RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES;
 
-/** Bytes of the payload Lambda sends for this HTTP response. */
+/** Bytes of the payload Lambda sends for this HTTP response, or a bound when that is enough to tell. */
 export function httpPayloadBytes(response: HttpResponse): number {
-  // Escaping at most doubles a JSON body and UTF-8 takes at most 3 bytes per UTF-16 unit: most bodies
-  // are small enough that this bound answers without serializing them again.
-  if (response.body.length * 6 + HTTP_ENVELOPE_BYTES <= RESPONSE_LIMIT_BYTES) return 0;
+  // A JSON body has no raw control characters: escaping it again at most doubles its UTF-8 bytes.
+  const bound = 2 * Buffer.byteLength(response.body, "utf8") + HTTP_ENVELOPE_BYTES;
+  if (bound <= RESPONSE_LIMIT_BYTES) return bound;
   return Buffer.byteLength(JSON.stringify(response), "utf8");
 }
 
-/** Bytes of a direct invocation's result as Lambda serializes it. */
+/**
+ * Bytes of a direct invocation's result as Lambda serializes it, or a bound when that is enough to
+ * tell: a tool result's reply is bounded when it is made, and serializing it again to measure it
+ * would cost as much as Lambda's own serialization.
+ */
 export function directPayloadBytes(result: unknown): number {
-  const text = JSON.stringify(result);
+  const replies = Array.isArray(result) ? result : [result];
+  let bound = 0;
+  for (const reply of replies) {
+    const known = replyBound(reply);
+    bound +=
+      known === undefined ? serializedBytes(reply) : known + serializedBytes((reply as JSONRPCReply).id);
+  }
+  return bound <= RESPONSE_LIMIT_BYTES ? bound : serializedBytes(result);
+}
+
+function serializedBytes(value: unknown): number {
+  const text = JSON.stringify(value);
   return text === undefined ? 0 : Buffer.byteLength(text, "utf8");
 }
 
@@ -47,7 +62,7 @@ export function withinLimit<R>(
   if (outcome.kind === "accepted" || bytesOf(rendered) <= RESPONSE_LIMIT_BYTES) return rendered;
   const replies = outcome.kind === "batch" ? [...outcome.replies] : [outcome.reply];
   const bySize = replies
-    .map((reply, index) => ({ index, bytes: directPayloadBytes(reply) }))
+    .map((reply, index) => ({ index, bytes: serializedBytes(reply) }))
     .sort((a, b) => b.bytes - a.bytes);
   for (const { index, bytes } of bySize) {
     replies[index] = tooLarge(replies[index] as JSONRPCReply, bytes);
@@ -63,7 +78,7 @@ export function withinLimit<R>(
 }
 
 function tooLarge(reply: JSONRPCReply, bytes: number): JSONRPCReply {
-  const id = reply.id === undefined || directPayloadBytes(reply.id) > 1024 ? null : reply.id;
+  const id = reply.id === undefined || serializedBytes(reply.id) > 1024 ? null : reply.id;
   return errorReply(
     id,
     ErrorCode.InternalError,

@@ -2,7 +2,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { abortedByDeadline, startRequest, step, timeLeft, withMargin } from "../../src/context.js";
+import {
+  abortedByDeadline,
+  startRequest,
+  step,
+  timeLeft,
+  withMargin,
+  withShareOfReply,
+} from "../../src/context.js";
 import { testContext } from "../helpers/context.js";
 
 setFlagsFromString("--expose_gc");
@@ -39,6 +46,16 @@ describe("request context", () => {
     expect(narrowed.deadlineAt).toBe(request.deadlineAt - 250);
     expect(narrowed.principal).toBe("p");
     expect(narrowed.signal).toBe(request.signal);
+    request.end();
+  });
+
+  it("a batch's requests each get an equal share of the reply, with the request's deadline and signal", () => {
+    const request = startRequest({ timeoutMs: 1_000, replyBytes: 3_000_000 });
+    const share = withShareOfReply(withMargin(request, 100), 8);
+    expect(share.replyBytes).toBe(375_000);
+    expect(share.deadlineAt).toBe(request.deadlineAt - 100);
+    expect(share.signal).toBe(request.signal);
+    expect(startRequest({ timeoutMs: 1 }).replyBytes).toBe(Number.POSITIVE_INFINITY);
     request.end();
   });
 

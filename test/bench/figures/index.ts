@@ -1,6 +1,7 @@
 import type { BenchContext } from "../context.js";
 import type { Figure } from "../report.js";
 import { run as coldStart } from "./coldStart.js";
+import { run as largeResults } from "./largeResults.js";
 import { run as memory } from "./memory.js";
 import { run as overhead } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
@@ -17,4 +18,5 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   rehydration,
   memory,
   throughput,
+  largeResults,
 };
