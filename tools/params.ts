@@ -112,9 +112,7 @@ const countLimit = (what: string) =>
     .transform(Number)
     .nullable()
     .optional()
-    .describe(
-      `Most ${what} to return. Optional: by default as many as fit the result size limit, which always applies.`,
-    );
+    .describe(`Most ${what} to return; the size limit always applies.`);
 
-export const seriesLimit = countLimit("series (those with the largest values first)");
-export const namesLimit = countLimit("metric names (the first by name)");
+export const seriesLimit = countLimit("series, highest values first,");
+export const namesLimit = countLimit("names, first by name,");

@@ -1,18 +1,11 @@
 import { z } from "zod";
 import { ToolError } from "./types.js";
 
-/** Present only when the result was cut: see the README's "Large results". */
+/** Present only when the result was cut; its fields are in the README ("Large results"). */
 export const truncation = z
-  .looseObject({
-    cut_by: z.enum(["limit", "size"]).describe("The limit argument, or the result size limit"),
-    total: z
-      .record(z.string(), z.number())
-      .describe("Series/points/names in Prometheus's answer, and its bytes"),
-    returned: z.record(z.string(), z.number()).describe("What this result holds, and its bytes"),
-    order: z.string().describe("Which ones were kept"),
-  })
+  .looseObject({})
   .optional()
-  .describe("Present only when something was cut; a text item says how to get the rest");
+  .describe("Only when cut: the totals, what was returned, why; a second text item says how to get the rest");
 
 /** Prometheus's `data` for /query and /query_range; extra keys (e.g. `stats`) pass through untouched. */
 export const queryData = z.looseObject({

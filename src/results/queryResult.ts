@@ -32,7 +32,7 @@ const TRUNCATION_RESERVE_BYTES = 400;
 /** Queries longer than this are not repeated in suggestions. */
 const QUOTABLE_QUERY_CHARS = 200;
 
-export const SERIES_ORDER = "largest value first (for a range, the series' highest value)";
+export const SERIES_ORDER = "highest value first; a range's series ranked by its peak";
 
 /**
  * Receives a query answer's `data.result` elements as they stream in and keeps the best-ranked ones
@@ -161,7 +161,8 @@ function queryNote(
 ): string {
   const { total, returned: sent } = truncated;
   const counts =
-    `${formatCount(total.series ?? 0)} series, ${formatCount(sent.series ?? 0)} returned (${SERIES_ORDER}); ` +
+    `${formatCount(total.series ?? 0)} series, ${formatCount(sent.series ?? 0)} returned, the highest values first` +
+    `${hints.step !== undefined ? " (each series ranked by its peak)" : ""}; ` +
     `${formatCount(total.points ?? 0)} points, ${formatCount(sent.points ?? 0)} returned.`;
   const why =
     truncated.cut_by === "limit"
