@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { backoffDelay } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
-import { AnswerFormatError, AnswerScanner } from "./answerStream.js";
+import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
 import { buildQueryString } from "./queryString.js";
@@ -26,16 +26,7 @@ export interface DataPlaneCall {
   optionalParams?: readonly string[];
 }
 
-/**
- * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
- * query, `data` itself for a list) parsed, then the rest. A new sink per attempt: a retry starts over.
- */
-export interface AnswerSink<T> {
-  /** One element, and the bytes Prometheus used for it. */
-  element(value: unknown, bytes: number): void;
-  /** `data` with its streamed array left empty, and the size of the whole answer in bytes. */
-  finish(data: unknown, answerBytes: number): T;
-}
+export type { AnswerSink };
 
 export interface DataPlaneLimits {
   /** Reading stops past this many bytes of one answer: the call fails with advice to narrow the query. */
@@ -46,8 +37,6 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
 /** Memory stays bounded whatever the answer's size; this bounds the time spent reading one. */
 export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
-/** An error answer is read only this far: its message is all that is used. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 type Fetch = typeof fetch;
 
@@ -179,7 +168,9 @@ async function attemptOnce<T>(
       if (response.status < 200 || response.status >= 300) {
         return interpretFailure(response.status, await readCapped(response, MAX_ERROR_BODY_BYTES), where);
       }
-      return await readAnswer(response, where, startReading());
+      const { sink, maxAnswerBytes } = startReading();
+      const read = await readAnswer(response, where, sink, maxAnswerBytes);
+      return read.ok ? read.value : interpretFailure(response.status, read.body, where);
     } catch (error) {
       if (error instanceof ToolError || error instanceof Retryable) throw error;
       if (abortedByDeadline(signal)) {
@@ -191,96 +182,6 @@ async function attemptOnce<T>(
   } finally {
     end();
   }
-}
-
-/** Streams a 2xx answer through the scanner into the sink: memory holds one element at a time. */
-async function readAnswer<T>(response: Response, where: string, reading: Reading<T>): Promise<T> {
-  const { sink, maxAnswerBytes } = reading;
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxAnswerBytes) {
-    await response.body?.cancel();
-    throw tooLarge(where, maxAnswerBytes, `${formatBytes(declared)} declared`);
-  }
-  const decoder = new TextDecoder();
-  const scanner = new AnswerScanner((bytes) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(decoder.decode(bytes));
-    } catch {
-      throw new AnswerFormatError("an element of its data is not valid JSON");
-    }
-    sink.element(value, bytes.length);
-  });
-  const reader = response.body?.getReader();
-  // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
-  // page) is reported with.
-  let head: Uint8Array[] | undefined = [];
-  try {
-    for (;;) {
-      const chunk = reader ? await reader.read() : { done: true as const, value: undefined };
-      if (chunk.done) break;
-      head?.push(chunk.value);
-      if (scanner.bytesRead + chunk.value.length > MAX_ERROR_BODY_BYTES) head = undefined;
-      scanner.push(chunk.value);
-      if (scanner.bytesRead > maxAnswerBytes) {
-        await reader?.cancel();
-        throw tooLarge(where, maxAnswerBytes, `more than ${formatBytes(maxAnswerBytes)} read`);
-      }
-    }
-    const envelope = scanner.end();
-    if (isSuccess(envelope)) return sink.finish(envelope.data, scanner.bytesRead);
-    return interpretFailure(response.status, JSON.stringify(envelope), where);
-  } catch (error) {
-    if (error instanceof AnswerFormatError) {
-      await reader?.cancel().catch(() => undefined);
-      if (head !== undefined && !isJsonLike(head)) {
-        return interpretFailure(response.status, new TextDecoder().decode(Buffer.concat(head)), where);
-      }
-      throw new ToolError(`Prometheus answered with invalid JSON at ${where}: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
-/** True when a body starts like a JSON object or array (after whitespace). */
-function isJsonLike(head: readonly Uint8Array[]): boolean {
-  const text = new TextDecoder().decode(head[0] ?? new Uint8Array()).trimStart();
-  return text.startsWith("{") || text.startsWith("[");
-}
-
-function isSuccess(envelope: unknown): envelope is { status: "success"; data: unknown } {
-  return (envelope as PrometheusEnvelope | null)?.status === "success";
-}
-
-/** The first `maxBytes` of a body as text; the rest is not read. */
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    size += value.length;
-    if (size >= maxBytes) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, maxBytes));
-}
-
-function tooLarge(where: string, maxBytes: number, seen: string): ToolError {
-  return new ToolError(
-    `Prometheus's answer at ${where} is too large to read (${seen}; the limit is ${formatBytes(maxBytes)}). ` +
-      "Narrow the query: aggregate with sum by (<label>) (...), keep the largest series with topk(10, ...), " +
-      "add label matchers, or use a larger step or a shorter range.",
-  );
-}
-
-function formatBytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 interface PrometheusEnvelope {

@@ -1,0 +1,116 @@
+import { ToolError } from "../errors.js";
+import { AnswerFormatError, AnswerScanner } from "./answerStream.js";
+
+/**
+ * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
+ * query, `data` itself for a list) parsed, then the rest. A new sink per attempt: a retry starts over.
+ */
+export interface AnswerSink<T> {
+  /** One element, and the bytes Prometheus used for it. */
+  element(value: unknown, bytes: number): void;
+  /** `data` with its streamed array left empty, and the size of the whole answer in bytes. */
+  finish(data: unknown, answerBytes: number): T;
+}
+
+/** A success answer's value, or the body of one that was not a success, for its error. */
+export type Read<T> = { ok: true; value: T } | { ok: false; body: string };
+
+/** An error answer is read only this far: its message is all that is used. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Streams a 2xx answer through the scanner into the sink: memory holds one element at a time. A body
+ * that is not a success envelope comes back as text, for the caller to report.
+ */
+export async function readAnswer<T>(
+  response: Response,
+  where: string,
+  sink: AnswerSink<T>,
+  maxAnswerBytes: number,
+): Promise<Read<T>> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxAnswerBytes) {
+    await response.body?.cancel();
+    throw tooLarge(where, maxAnswerBytes, `${formatBytes(declared)} declared`);
+  }
+  const decoder = new TextDecoder();
+  const scanner = new AnswerScanner((bytes) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(decoder.decode(bytes));
+    } catch {
+      throw new AnswerFormatError("an element of its data is not valid JSON");
+    }
+    sink.element(value, bytes.length);
+  });
+  const reader = response.body?.getReader();
+  // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
+  // page) is reported with.
+  let head: Uint8Array[] | undefined = [];
+  try {
+    for (;;) {
+      const chunk = reader ? await reader.read() : { done: true as const, value: undefined };
+      if (chunk.done) break;
+      head?.push(chunk.value);
+      if (scanner.bytesRead + chunk.value.length > MAX_ERROR_BODY_BYTES) head = undefined;
+      scanner.push(chunk.value);
+      if (scanner.bytesRead > maxAnswerBytes) {
+        await reader?.cancel();
+        throw tooLarge(where, maxAnswerBytes, `more than ${formatBytes(maxAnswerBytes)} read`);
+      }
+    }
+    const envelope = scanner.end();
+    if (isSuccess(envelope)) return { ok: true, value: sink.finish(envelope.data, scanner.bytesRead) };
+    return { ok: false, body: JSON.stringify(envelope) };
+  } catch (error) {
+    if (error instanceof AnswerFormatError) {
+      await reader?.cancel().catch(() => undefined);
+      if (head !== undefined && !isJsonLike(head)) {
+        return { ok: false, body: new TextDecoder().decode(Buffer.concat(head)) };
+      }
+      throw new ToolError(`Prometheus answered with invalid JSON at ${where}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** True when a body starts like a JSON object or array (after whitespace). */
+function isJsonLike(head: readonly Uint8Array[]): boolean {
+  const text = new TextDecoder().decode(head[0] ?? new Uint8Array()).trimStart();
+  return text.startsWith("{") || text.startsWith("[");
+}
+
+function isSuccess(envelope: unknown): envelope is { status: "success"; data: unknown } {
+  return (envelope as { status?: unknown } | null)?.status === "success";
+}
+
+/** The first `maxBytes` of a body as text; the rest is not read. */
+export async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.length;
+    if (size >= maxBytes) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, maxBytes));
+}
+
+function tooLarge(where: string, maxBytes: number, seen: string): ToolError {
+  return new ToolError(
+    `Prometheus's answer at ${where} is too large to read (${seen}; the limit is ${formatBytes(maxBytes)}). ` +
+      "Narrow the query: aggregate with sum by (<label>) (...), keep the largest series with topk(10, ...), " +
+      "add label matchers, or use a larger step or a shorter range.",
+  );
+}
+
+function formatBytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
