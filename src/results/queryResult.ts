@@ -109,7 +109,7 @@ export class QueryResult implements Fittable {
 
     const value: Record<string, unknown> = { ...data, result };
     const truncated: Truncation = {
-      cut_by: overLimit && result.length === limit ? "limit" : "size",
+      cut_by: overLimit && result.length === limit && !thinning ? "limit" : "size",
       total: { series: offered, points: this.totalPoints, bytes: this.answerBytes },
       returned: { series: result.length, points: sumPoints(result), bytes: jsonBytes(value) },
       order: SERIES_ORDER,
