@@ -10,7 +10,7 @@ export const ExecuteQuery = defineTool({
   description:
     "Evaluate a PromQL expression at a single instant (Prometheus /api/v1/query) and return Prometheus's data. " +
     "Use it for current values, e.g. `up` or `sum(rate(http_requests_total[5m]))`; use ExecuteRangeQuery for values over time. " +
-    "A result too large for the model is cut to the series with the largest values and marked `truncated`.",
+    "A result too large for the model is cut to the series with the highest values and marked `truncated`.",
   inputSchema: z.object({ workspace_id: workspaceId, query, time, region, profile, limit: seriesLimit }),
   outputSchema: queryResult,
   annotations: readOnly("Run an instant PromQL query"),

@@ -19,8 +19,9 @@ export const ListMetrics = defineTool({
   annotations: readOnly("List metric names"),
   async run(args, call) {
     const limit = args.limit ?? undefined;
-    // Prometheus 2.49+ sorts label values and applies `limit` itself; one more than asked tells whether
-    // there are more. Older servers and AMP ignore it, and the list is cut here as well either way.
+    // Prometheus 2.49+ applies `limit` to label values itself, in name order; one more than asked tells
+    // whether there are more. Older servers ignore it (one that rejects it is asked again without it),
+    // and the list is cut here either way.
     const askedUpstream = limit === undefined ? undefined : limit + 1;
     const names = await getFromWorkspace(
       args,

@@ -168,8 +168,11 @@ export class Bridge implements ForwardedRequests {
     this.pending.delete(privateId);
     if (!reply) this.abandoned = true;
     clearTimeout(entry.timer);
-    if (reply) this.observer?.(entry.request, reply);
-    if (!reply) return entry.resolve(make(entry.request.id));
+    if (!reply) {
+      entry.resolve(make(entry.request.id));
+      return;
+    }
+    this.observer?.(entry.request, reply);
     const answer = withId(reply, entry.request.id);
     entry.resolve(entry.bound === undefined ? answer : boundReply(answer, entry.bound));
   }
