@@ -6,12 +6,13 @@ import type { Context } from "aws-lambda";
 import { tools as ampTools } from "../tools/index.js";
 import type { Tool, ToolSettings } from "../tools/types.js";
 import { Bridge } from "./bridge/bridge.js";
-import { serverFault } from "./bridge/jsonrpc.js";
+import { ErrorCode, errorReply, serverFault } from "./bridge/jsonrpc.js";
 import type { Config } from "./config.js";
 import { type StartedRequest, startRequest } from "./context.js";
 import { type HttpRequest, isHttpEvent, normalizeEvent } from "./http/event.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
+import { isPlainObject } from "./json.js";
 import { createUpstream } from "./prometheus/upstream.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
@@ -54,12 +55,13 @@ export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
 export function createHandler(config: Config, dependencies: Dependencies = {}): Handler {
   const logger = new Logger({ serviceName: SERVER_NAME, logLevel: config.logLevel });
   const reportFault = (error: unknown, where: string): void => {
-    logger.error(`Unexpected failure in ${where}`, error instanceof Error ? error : String(error));
+    logger.error(`Unexpected failure in ${where}`, error instanceof Error ? error : describeThrown(error));
   };
 
   const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
     prometheusAuth: config.prometheusAuth,
+    allowedWorkspaces: config.allowedWorkspaces,
     defaultRegion: config.awsRegion,
     ampEndpoint: config.ampEndpoint,
     profileSupported: !config.inLambda,
@@ -129,10 +131,12 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
       response = jsonResponse(404, { error: "Not found" }, {});
     }
     logger.info("request", {
-      method: request.method,
-      path: request.path,
+      // "-" for an empty value, which the logger would drop.
+      method: cut(request.method || "-", LOGGED_HTTP_METHOD_CHARS),
+      path: cut(request.path || "-", LOGGED_PATH_CHARS),
       status: response.statusCode,
-      rpc: methods,
+      principal: loggedPrincipal(request.principal),
+      ...summarizeMethods(methods),
       ms: elapsedSince(startedAt),
     });
     return response;
@@ -147,7 +151,12 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
         { pythonCompat: config.pythonCompat, openBridge },
         started,
       );
-      logger.info("direct invocation", { outcome, ms: elapsedSince(startedAt) });
+      logger.info("direct invocation", {
+        outcome,
+        principal: loggedPrincipal(undefined),
+        ...summarizeMethods(methodNamesIn(payload)),
+        ms: elapsedSince(startedAt),
+      });
       return result;
     } finally {
       started.end();
@@ -165,12 +174,113 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   return middy(route)
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .onError((request) => {
-      reportFault(request.error, "handler");
-      const fault = serverFault(null);
-      request.response = isHttpEvent(request.event)
-        ? jsonResponse(500, fault, { "Access-Control-Allow-Origin": "*" })
-        : fault;
+      // Never throws: the answer is set first, from constants, and the log line cannot undo it.
+      const timedOut = isMiddyTimeout(request.error);
+      request.response = failureAnswer(request.event, timedOut);
+      try {
+        if (timedOut) logger.warn("request timed out before the handler answered");
+        else reportFault(request.error, "handler");
+      } catch {
+        // A failure to log a failure has nowhere left to go.
+      }
     });
+}
+
+/**
+ * What a request that failed outside every route gets: `-32001 Request timed out` (HTTP 200, as the
+ * contract answers a deadline) when Middy gave up on it just before Lambda would have, else
+ * `-32603 Internal error` (HTTP 500). An HTTP event gets an HTTP response, a direct invocation the
+ * JSON-RPC error object itself.
+ */
+function failureAnswer(event: unknown, timedOut: boolean): unknown {
+  const reply = timedOut
+    ? errorReply(null, ErrorCode.RequestTimeout, "Request timed out")
+    : serverFault(null);
+  let http = false;
+  try {
+    http = isHttpEvent(event);
+  } catch {
+    // An event that cannot even be inspected was not sent by API Gateway.
+  }
+  return http ? jsonResponse(timedOut ? 200 : 500, reply, { "Access-Control-Allow-Origin": "*" }) : reply;
+}
+
+/** Middy's own early timeout (a few ms before Lambda's): the request ran out of time, the server is not at fault. */
+function isMiddyTimeout(error: unknown): boolean {
+  try {
+    return (
+      error instanceof Error &&
+      error.name === "TimeoutError" &&
+      (error.cause as { package?: unknown } | undefined)?.package === "@middy/core"
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Something thrown that is not an Error, for the log: never String() (a `toString` may be missing or throw). */
+function describeThrown(value: unknown): string {
+  try {
+    if (typeof value === "string") return cut(value, LOGGED_THROWN_CHARS);
+    return cut(JSON.stringify(value) ?? typeof value, LOGGED_THROWN_CHARS);
+  } catch {
+    return `a thrown ${typeof value}`;
+  }
+}
+
+/*
+ * The request log line is bounded whatever the caller sends: each field is cut, and the JSON-RPC
+ * methods of a payload (up to a megabyte of them) are summarised as the distinct names, in the order
+ * first seen (at most LOGGED_METHODS, each cut to LOGGED_NAME_CHARS), how many messages had each name,
+ * and how many messages there were in all.
+ */
+const LOGGED_HTTP_METHOD_CHARS = 16;
+const LOGGED_PATH_CHARS = 256;
+const LOGGED_PRINCIPAL_CHARS = 256;
+const LOGGED_NAME_CHARS = 64;
+const LOGGED_METHODS = 10;
+const LOGGED_THROWN_CHARS = 1000;
+
+/** At most `max` characters of `text`, marked with "…" when cut, never splitting a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
+}
+
+/** The caller named by the authorizer (IAM ARN, JWT `sub`), or "-" when none was. */
+function loggedPrincipal(principal: string | undefined): string {
+  return principal === undefined ? "-" : cut(principal, LOGGED_PRINCIPAL_CHARS);
+}
+
+interface MethodSummary {
+  /** Distinct method names in the order first seen ("-" for a message without one), at most LOGGED_METHODS. */
+  rpc: string[];
+  /** How many messages had each name of `rpc`, in the same order. */
+  rpc_counts: number[];
+  /** How many JSON-RPC messages the payload held (more than the sum of `rpc_counts` when names were left out). */
+  rpc_messages: number;
+}
+
+function summarizeMethods(methods: readonly string[]): MethodSummary {
+  const counts = new Map<string, number>();
+  for (const method of methods) {
+    const name = cut(method, LOGGED_NAME_CHARS);
+    const count = counts.get(name);
+    if (count !== undefined) counts.set(name, count + 1);
+    else if (counts.size < LOGGED_METHODS) counts.set(name, 1);
+  }
+  return { rpc: [...counts.keys()], rpc_counts: [...counts.values()], rpc_messages: methods.length };
+}
+
+/** The method of each message of a direct invocation's payload ("-" where there is none). */
+function methodNamesIn(payload: unknown): string[] {
+  // Array.from: a payload is JSON, but a caller in the same process may hand over a sparse array.
+  const entries: unknown[] = Array.isArray(payload) ? Array.from(payload) : [payload];
+  return entries.map((entry) => {
+    const method = isPlainObject(entry) && Object.hasOwn(entry, "method") ? entry.method : undefined;
+    return typeof method === "string" ? method : "-";
+  });
 }
 
 function sessionStoreFor(config: Config): SessionStore {

@@ -1,5 +1,6 @@
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
 import { REGION_PATTERN } from "./prometheus/regions.js";
+import { hasCredentials, redactCredentials } from "./prometheus/urls.js";
 
 type SessionMode = "optional" | "required" | "off";
 type PrometheusAuth = "sigv4" | "none";
@@ -9,6 +10,11 @@ type LogLevel = (typeof LOG_LEVEL)[keyof typeof LOG_LEVEL];
 export interface Config {
   prometheusUrl: string | undefined;
   prometheusAuth: PrometheusAuth;
+  /**
+   * `ALLOWED_WORKSPACES`: workspace ids the function may read besides the one PROMETHEUS_URL names;
+   * with either, no other workspace is read (see README "Configuration").
+   */
+  allowedWorkspaces: readonly string[];
   awsRegion: string;
   ampEndpoint: string | undefined;
   sessionTable: string | undefined;
@@ -35,8 +41,14 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS: readonly LogLevel[] = Object.values(LOG_LEVEL);
 
+/** An AMP workspace id, as ALLOWED_WORKSPACES lists them. */
+const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]{1,97}$/;
+
+/** The value is quoted with any `user:password@` of a URL cut out: this line goes to the log. */
 function fail(variable: string, value: string, expected: string): never {
-  throw new ConfigError(`Invalid configuration: ${variable}=${JSON.stringify(value)} (expected ${expected})`);
+  throw new ConfigError(
+    `Invalid configuration: ${variable}=${JSON.stringify(redactCredentials(value))} (expected ${expected})`,
+  );
 }
 
 function read(env: Env, name: string): string | undefined {
@@ -82,6 +94,25 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+function workspaceIds(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const ids = raw
+    .split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+  for (const id of ids) {
+    if (!WORKSPACE_ID.test(id)) {
+      fail(
+        name,
+        raw,
+        "a comma-separated list of AMP workspace ids such as ws-12345678-abcd-1234-abcd-123456789012",
+      );
+    }
+  }
+  return [...new Set(ids)];
+}
+
 function origins(env: Env, name: string): string[] {
   const raw = read(env, name);
   if (raw === undefined) return [];
@@ -105,9 +136,19 @@ export function loadConfig(env: Env = process.env): Config {
   if (!REGION_PATTERN.test(awsRegion)) fail("AWS_REGION", awsRegion, "an AWS region such as us-east-1");
   const isOffline = read(env, "IS_OFFLINE") !== undefined;
   const isLocal = read(env, "IS_LOCAL") !== undefined;
+  const prometheusUrl = httpUrl(env, "PROMETHEUS_URL");
+  const prometheusAuth = oneOf(env, "PROMETHEUS_AUTH", ["sigv4", "none"] as const, "sigv4");
+  if (prometheusUrl !== undefined && prometheusAuth === "sigv4" && hasCredentials(prometheusUrl)) {
+    fail(
+      "PROMETHEUS_URL",
+      prometheusUrl,
+      "no user:password@ with PROMETHEUS_AUTH=sigv4; user:password@ is for a plain Prometheus with PROMETHEUS_AUTH=none",
+    );
+  }
   return {
-    prometheusUrl: httpUrl(env, "PROMETHEUS_URL"),
-    prometheusAuth: oneOf(env, "PROMETHEUS_AUTH", ["sigv4", "none"] as const, "sigv4"),
+    prometheusUrl,
+    prometheusAuth,
+    allowedWorkspaces: workspaceIds(env, "ALLOWED_WORKSPACES"),
     awsRegion,
     ampEndpoint: httpUrl(env, "AMP_ENDPOINT"),
     sessionTable: read(env, "SESSION_TABLE"),

@@ -121,6 +121,42 @@ export function withShareOfReply(context: RequestContext, parts: number): Reques
   return new Derived(context, context.deadlineAt, Math.floor(context.replyBytes / Math.max(1, parts)));
 }
 
+/** The same request, also aborted when its caller cancels it (`cancelled` fires). */
+class Cancellable implements RequestContext {
+  private combined: AbortSignal | undefined;
+
+  constructor(
+    private readonly request: RequestContext,
+    private readonly cancelled: AbortSignal,
+  ) {}
+
+  get deadlineAt(): number {
+    return this.request.deadlineAt;
+  }
+
+  get principal(): string | undefined {
+    return this.request.principal;
+  }
+
+  get replyBytes(): number {
+    return this.request.replyBytes;
+  }
+
+  get signal(): AbortSignal {
+    // Made on first use only: most tool calls never ask for it.
+    if (this.combined === undefined) {
+      this.combined = AbortSignal.any([this.request.signal, this.cancelled]);
+      setMaxListeners(0, this.combined);
+    }
+    return this.combined;
+  }
+}
+
+/** The same request, also aborted by `cancelled`: what the MCP server signals when the caller cancels it. */
+export function withCancellation(context: RequestContext, cancelled: AbortSignal): RequestContext {
+  return new Cancellable(context, cancelled);
+}
+
 /** One step that does I/O (an HTTP call, a store call): at most `capMs`, never past the deadline. */
 export interface Step {
   /** How long the step may take. Zero or less: the deadline has passed, do not start. */

@@ -14,8 +14,8 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
-import type { ForwardedRequests } from "./bridge/bridge.js";
-import { withMargin } from "./context.js";
+import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
+import { withCancellation, withMargin } from "./context.js";
 import { describeIssues, ToolError } from "./errors.js";
 import type { Upstream } from "./prometheus/upstream.js";
 import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
@@ -103,7 +103,8 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
       CallToolRequestSchema,
       guarded("tools/call", async (request: z.output<typeof CallToolRequestSchema>, extra) => {
         const context = forwarded.contextOf(extra.requestId);
-        if (!context) throw new Error(`tools/call ${extra.requestId} has no request context`);
+        // Already answered (cancelled by its caller, or timed out) before it started: nothing to do.
+        if (!context) throw new RpcError(REQUEST_CANCELLED, "Request cancelled");
         const tool = toolsByName.get(request.params.name);
         if (!tool) {
           throw new RpcError(
@@ -114,7 +115,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
         const call: ToolCall = {
           settings: options.settings,
           upstream: options.upstream,
-          context: withMargin(context, TOOL_DEADLINE_MARGIN_MS),
+          context: withCancellation(withMargin(context, TOOL_DEADLINE_MARGIN_MS), extra.signal),
           maxResultBytes: resultBudget(options.maxResultBytes, context.replyBytes),
         };
         const { result, replyBytes } = await callTool(tool, request.params.arguments, call, options);

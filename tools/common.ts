@@ -46,6 +46,12 @@ export async function getFromWorkspace<T>(
     context,
   );
   const { path, params, optionalParams } = request;
-  const dataPlaneCall = { region: target.region, profile, context, optionalParams };
+  const dataPlaneCall = {
+    region: target.region,
+    profile,
+    context,
+    optionalParams,
+    basicAuth: target.basicAuth,
+  };
   return upstream.dataPlane.get(target.apiUrl, path, params, dataPlaneCall, makeSink);
 }

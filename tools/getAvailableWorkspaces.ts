@@ -1,7 +1,8 @@
 import { z } from "zod";
+import type { WorkspaceAccess } from "../src/prometheus/access.js";
 import { AmpNotFoundError } from "../src/prometheus/ampErrors.js";
 import type { AmpCallOptions, WorkspaceSummary } from "../src/prometheus/controlPlane.js";
-import { resolveRegion, workspaceIdFromUrl } from "../src/prometheus/workspaces.js";
+import { resolveRegion } from "../src/prometheus/workspaces.js";
 import { readOnly, usableProfile } from "./common.js";
 import { profile, region } from "./params.js";
 import { defineTool, type ToolCall } from "./types.js";
@@ -16,6 +17,9 @@ const workspaceEntry = z.object({
   region: z.string(),
   is_configured: z.boolean().describe("True for the workspace named by the configured Prometheus URL"),
   note: z.string().optional(),
+  allowed: z
+    .boolean()
+    .describe("True when this deployment may read the workspace (false: the query tools refuse it)"),
 });
 
 type WorkspaceEntry = z.output<typeof workspaceEntry>;
@@ -23,7 +27,8 @@ type WorkspaceEntry = z.output<typeof workspaceEntry>;
 export const GetAvailableWorkspaces = defineTool({
   name: "GetAvailableWorkspaces",
   description:
-    "List the Amazon Managed Prometheus workspaces in a region (id, alias, status, URL) and say which one is configured. " +
+    "List the Amazon Managed Prometheus workspaces in a region (id, alias, status, URL), say which one is configured " +
+    "and which ones this deployment may read (`allowed`). " +
     "Use it when no workspace is configured or you need a workspace_id for the query tools.",
   inputSchema: z.object({ region, profile }),
   outputSchema: z.object({
@@ -38,34 +43,34 @@ export const GetAvailableWorkspaces = defineTool({
   async run(args, call) {
     const awsRegion = resolveRegion(args.region, call.settings);
     const options: AmpCallOptions = { region: awsRegion, profile: usableProfile(args.profile, call) };
-    const configuredId = workspaceIdFromUrl(call.settings.prometheusUrl);
+    const access = call.upstream.workspaces.access;
+    const configuredId = access.configuredId;
     const summaries = await call.upstream.controlPlane.listWorkspaces(options, call.context);
-    const entries = await Promise.all(
-      summaries.map((summary) => toEntry(summary, configuredId, options, call)),
-    );
+    const entries = await Promise.all(summaries.map((summary) => toEntry(summary, access, options, call)));
     // Stable sort: the configured workspace first, the others in AMP's order.
     entries.sort((a, b) => Number(b.is_configured) - Number(a.is_configured));
+    const usable = entries.filter((entry) => entry.allowed).length;
     return {
       workspaces: entries,
       count: entries.length,
       region: awsRegion,
-      requires_user_selection: configuredId === undefined && entries.length > 1,
+      requires_user_selection: configuredId === undefined && usable > 1,
       configured_workspace_id: configuredId ?? null,
-      message: message(configuredId, entries.length, awsRegion),
+      message: message(access, call.settings.prometheusUrl !== undefined, entries.length, awsRegion),
     };
   },
 });
 
 async function toEntry(
   summary: WorkspaceSummary,
-  configuredId: string | undefined,
+  access: WorkspaceAccess,
   options: AmpCallOptions,
   call: ToolCall,
 ): Promise<WorkspaceEntry> {
-  const isConfigured = summary.workspaceId === configuredId;
+  const isConfigured = summary.workspaceId === access.configuredId;
   const url =
     summary.status === "ACTIVE" ? await activeEndpoint(summary.workspaceId, options, call) : undefined;
-  // Key order is part of the interface: it matches the Python server's output.
+  // Key order is part of the interface: it matches the Python server's output; `allowed` is ours, last.
   return {
     workspace_id: summary.workspaceId,
     alias: summary.alias ?? "No alias",
@@ -74,6 +79,7 @@ async function toEntry(
     region: options.region,
     is_configured: isConfigured,
     ...(isConfigured ? { note: CONFIGURED_NOTE } : {}),
+    allowed: access.isAllowed(summary.workspaceId),
   };
 }
 
@@ -91,11 +97,36 @@ async function activeEndpoint(
   }
 }
 
-function message(configuredId: string | undefined, count: number, awsRegion: string): string {
+function message(access: WorkspaceAccess, urlConfigured: boolean, count: number, awsRegion: string): string {
+  const configuredId = access.configuredId;
+  if (access.limited) return limitedMessage(access, urlConfigured);
   if (configuredId !== undefined) {
     return `A workspace ID (${configuredId}) was detected in the URL and will be used automatically. You can override it by explicitly providing a workspace_id parameter.`;
   }
   if (count === 0) return `No workspaces found in ${awsRegion}.`;
   if (count > 1) return "Please choose a workspace ID to use with your queries.";
   return "Only one workspace is available. You can use it by specifying its workspace_id in your queries.";
+}
+
+/** Where the deployment limits its workspaces: which may be used, and no invitation to use others. */
+function limitedMessage(access: WorkspaceAccess, urlConfigured: boolean): string {
+  const allowed = access.allowed ?? [];
+  const configuredId = access.configuredId;
+  const which =
+    allowed.length === 1
+      ? `This deployment may read only workspace ${allowed[0]}.`
+      : `This deployment may read only these workspaces: ${allowed.join(", ")}.`;
+  let use: string;
+  if (configuredId !== undefined) {
+    use =
+      allowed.length === 1
+        ? ` It was detected in the URL and is used automatically.`
+        : ` ${configuredId} was detected in the URL and is used automatically; pass another of them as workspace_id to query it.`;
+  } else if (urlConfigured) {
+    use =
+      " Pass one of them as workspace_id; without workspace_id, queries go to the configured Prometheus URL.";
+  } else {
+    use = " Pass one of them as workspace_id.";
+  }
+  return `${which}${use} Other workspaces are refused.`;
 }

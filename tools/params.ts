@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasLoneSurrogate } from "../src/json.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
 
 /** Shared parameter schemas. Optional ones accept an explicit null (rendered as `anyOf: [string, null]`). */
@@ -62,7 +63,7 @@ export const workspaceId = z
   .nullable()
   .optional()
   .describe(
-    "AMP workspace id (ws-…). Overrides the configured Prometheus URL. Omit to use the configured one; use GetAvailableWorkspaces to find ids.",
+    "AMP workspace id (ws-…). Omit to use the configured one. A deployment may limit which workspaces can be read; GetAvailableWorkspaces lists the ids and marks the allowed ones.",
   );
 
 export const region = z
@@ -70,7 +71,9 @@ export const region = z
   .regex(REGION_PATTERN, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })
   .nullable()
   .optional()
-  .describe("AWS region (e.g. us-east-1). Defaults to the function's region (AWS_REGION).");
+  .describe(
+    "AWS region (e.g. us-east-1), in the function's AWS partition. Defaults to the function's region (AWS_REGION).",
+  );
 
 export const profile = z
   .string()
@@ -86,6 +89,9 @@ export const query = z
   .string()
   .max(MAX_QUERY_LENGTH, { error: `query must be at most ${MAX_QUERY_LENGTH} characters` })
   .refine((value) => value.trim() !== "", { error: "query must not be empty" })
+  .refine((value) => !hasLoneSurrogate(value), {
+    error: "query must be valid Unicode text (it holds a lone surrogate)",
+  })
   .describe("PromQL expression, e.g. sum by (job) (rate(http_requests_total[5m]))");
 
 export const time = timestamp("time")

@@ -41,9 +41,20 @@ interface Pending {
   context: RequestContext;
   resolve: (reply: JSONRPCReply) => void;
   timer: NodeJS.Timeout;
+  /** Sent to the server (else still waiting for one of the MAX_IN_FLIGHT places). */
+  sent: boolean;
   /** The most bytes the server said its reply takes. */
   bound?: number;
 }
+
+/**
+ * Requests of one bridge the server works on at once; the others wait their turn, in order. A batch of
+ * 100 tool calls would otherwise make 100 upstream calls at once (300 with retries).
+ */
+export const MAX_IN_FLIGHT = 8;
+
+/** JSON-RPC has no code for it; -32800 is the one LSP gives a request its client cancelled. */
+export const REQUEST_CANCELLED = -32800;
 
 /**
  * Our end of an in-memory linked pair whose other end is an MCP server. Requests go in with a
@@ -56,6 +67,10 @@ interface Pending {
 export class Bridge implements ForwardedRequests {
   private nextPrivateId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Private ids waiting for a place, oldest first. */
+  private readonly waiting: number[] = [];
+  private sending = 0;
+  private closing = false;
   private observer: ReplyObserver | undefined;
   /** Set once a request was given up on (deadline, fault): its handler may still be running. */
   private abandoned = false;
@@ -86,8 +101,9 @@ export class Bridge implements ForwardedRequests {
     const privateId = this.nextPrivateId++;
     return new Promise<JSONRPCReply>((resolve) => {
       const timer = setTimeout(() => this.expire(privateId), left);
-      this.pending.set(privateId, { request: message, context, resolve, timer });
-      this.send({ ...message, id: privateId }).catch(() => this.settle(privateId, undefined));
+      this.pending.set(privateId, { request: message, context, resolve, timer, sent: false });
+      if (this.sending < MAX_IN_FLIGHT) this.forward(privateId);
+      else this.waiting.push(privateId);
     });
   }
 
@@ -95,8 +111,22 @@ export class Bridge implements ForwardedRequests {
     this.observer = observer;
   }
 
+  /**
+   * Forwards a notification. A cancellation names the caller's request id, which the server never saw:
+   * it is mapped to the private id of this bridge's request with that id (and dropped when none has
+   * it), and that request is answered at once as cancelled.
+   */
   async notify(message: JSONRPCNotification): Promise<void> {
-    await this.send(message);
+    if (message.method !== "notifications/cancelled") {
+      await this.send(message);
+      return;
+    }
+    const callerId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+    for (const [privateId, entry] of [...this.pending]) {
+      if (entry.request.id !== callerId) continue;
+      this.settle(privateId, undefined, cancelled);
+      if (entry.sent) await this.send({ ...message, params: { ...message.params, requestId: privateId } });
+    }
   }
 
   get inFlight(): number {
@@ -122,12 +152,21 @@ export class Bridge implements ForwardedRequests {
    * "Connection closed" error, stack trace included, about 13 µs, a tenth of a warm request.
    */
   async close(): Promise<void> {
+    this.closing = true;
     for (const privateId of [...this.pending.keys()]) this.settle(privateId, undefined);
     if (this.abandoned) await this.server.close();
   }
 
   private async send(message: JSONRPCMessage): Promise<void> {
     await this.ours.send(message);
+  }
+
+  private forward(privateId: number): void {
+    const entry = this.pending.get(privateId);
+    if (!entry) return;
+    entry.sent = true;
+    this.sending++;
+    this.send({ ...entry.request, id: privateId }).catch(() => this.settle(privateId, undefined));
   }
 
   private receive(message: JSONRPCMessage): void {
@@ -147,8 +186,10 @@ export class Bridge implements ForwardedRequests {
   }
 
   private expire(privateId: number): void {
-    if (!this.pending.has(privateId)) return;
+    const entry = this.pending.get(privateId);
+    if (!entry) return;
     this.settle(privateId, undefined, timedOut);
+    if (!entry.sent) return;
     const cancel: JSONRPCNotification = {
       jsonrpc: "2.0",
       method: "notifications/cancelled",
@@ -166,8 +207,14 @@ export class Bridge implements ForwardedRequests {
     const entry = this.pending.get(privateId);
     if (!entry) return;
     this.pending.delete(privateId);
-    if (!reply) this.abandoned = true;
+    if (!reply && entry.sent) this.abandoned = true;
     clearTimeout(entry.timer);
+    if (entry.sent) {
+      this.sending--;
+      let next = this.waiting.shift();
+      while (next !== undefined && !this.pending.has(next)) next = this.waiting.shift();
+      if (next !== undefined && !this.closing) this.forward(next);
+    }
     if (!reply) {
       entry.resolve(make(entry.request.id));
       return;
@@ -181,6 +228,10 @@ export class Bridge implements ForwardedRequests {
 function withId(reply: JSONRPCReply, id: RequestId): JSONRPCReply {
   const { jsonrpc: _version, id: _privateId, ...outcome } = reply;
   return { jsonrpc: "2.0", id, ...outcome } as JSONRPCReply;
+}
+
+function cancelled(id: RequestId): JSONRPCReply {
+  return errorReply(id, REQUEST_CANCELLED, "Request cancelled by the client");
 }
 
 function timedOut(id: RequestId): JSONRPCReply {

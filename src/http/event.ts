@@ -24,10 +24,15 @@ export interface DirectInvocation {
 
 type Json = Record<string, unknown>;
 
+/**
+ * Events come from anyone allowed to invoke the function, not only from API Gateway: every value is
+ * checked for its type before use, nothing untrusted is converted with String() (an object whose
+ * `toString` is not callable throws), and only own properties are read.
+ */
 function field(value: unknown, ...path: string[]): unknown {
   let current = value;
   for (const key of path) {
-    if (!isPlainObject(current)) return undefined;
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current;
@@ -37,16 +42,32 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
+/** API Gateway's request ids are UUIDs; anything longer is cut, as it becomes every log line's correlation id. */
+const MAX_REQUEST_ID_LENGTH = 128;
+
+function requestIdOf(event: Json): string | undefined {
+  return text(field(event, "requestContext", "requestId"))?.slice(0, MAX_REQUEST_ID_LENGTH);
+}
+
+/**
+ * The HTTP method, upper case. A missing (or null) one is GET, as before; one that is not a string is
+ * no method at all: "" (answered 405 on /mcp, 404 elsewhere).
+ */
+function methodOf(value: unknown): string {
+  if (value === undefined || value === null) return "GET";
+  return typeof value === "string" ? value.toUpperCase() : "";
+}
+
 function isHttpApiEvent(event: unknown): event is Json {
   return (
     isPlainObject(event) &&
     isPlainObject(field(event, "requestContext", "http")) &&
-    typeof event.rawPath === "string"
+    typeof field(event, "rawPath") === "string"
   );
 }
 
 function isRestApiEvent(event: unknown): event is Json {
-  return isPlainObject(event) && typeof event.httpMethod === "string";
+  return isPlainObject(event) && typeof field(event, "httpMethod") === "string";
 }
 
 /** Whether the event came over HTTP (API Gateway, Function URL) rather than as a direct invocation. */
@@ -62,14 +83,13 @@ export function normalizeEvent(event: unknown): HttpRequest | DirectInvocation {
 
 /** API Gateway HTTP API (payload 2.0) and Lambda Function URL events. */
 function fromHttpApi(event: Json): HttpRequest {
-  const headers = lowerCaseHeaders(event.headers);
   return {
     kind: "http",
-    method: String(field(event, "requestContext", "http", "method") ?? "GET").toUpperCase(),
-    path: event.rawPath as string,
-    headers,
-    ...decodeBody(event.body, event.isBase64Encoded === true),
-    requestId: text(field(event, "requestContext", "requestId")),
+    method: methodOf(field(event, "requestContext", "http", "method")),
+    path: field(event, "rawPath") as string,
+    headers: lowerCaseHeaders(field(event, "headers")),
+    ...decodeBody(field(event, "body"), field(event, "isBase64Encoded") === true),
+    requestId: requestIdOf(event),
     principal:
       text(field(event, "requestContext", "authorizer", "iam", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
@@ -78,17 +98,16 @@ function fromHttpApi(event: Json): HttpRequest {
 
 /** API Gateway REST API (payload 1.0) events. */
 function fromRestApi(event: Json): HttpRequest {
-  const headers = {
-    ...lowerCaseHeaders(event.headers),
-    ...lowerCaseMultiValueHeaders(event.multiValueHeaders),
-  };
+  const headers = lowerCaseHeaders(field(event, "headers"));
+  // Where both are given, multiValueHeaders win (API Gateway sends the same headers in both).
+  addMultiValueHeaders(headers, field(event, "multiValueHeaders"));
   return {
     kind: "http",
-    method: (event.httpMethod as string).toUpperCase(),
-    path: text(event.path) ?? "/",
+    method: methodOf(field(event, "httpMethod")),
+    path: text(field(event, "path")) ?? "/",
     headers,
-    ...decodeBody(event.body, event.isBase64Encoded === true),
-    requestId: text(field(event, "requestContext", "requestId")),
+    ...decodeBody(field(event, "body"), field(event, "isBase64Encoded") === true),
+    requestId: requestIdOf(event),
     principal:
       text(field(event, "requestContext", "identity", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "claims", "sub")) ??
@@ -96,23 +115,36 @@ function fromRestApi(event: Json): HttpRequest {
   };
 }
 
+/**
+ * A value an HTTP header can carry: a string without CR, LF or NUL (RFC 9110). API Gateway never
+ * delivers anything else; an event that does was made by hand, and such a value, echoed into a
+ * response header (`Access-Control-Allow-Origin`), would split it.
+ */
+function isFieldValue(value: unknown): value is string {
+  return typeof value === "string" && !/[\r\n\0]/.test(value);
+}
+
+/**
+ * Headers by lower-case name, in an object without a prototype (a header named `__proto__` or
+ * `constructor` is just a header). Values that are not header values are skipped.
+ */
 function lowerCaseHeaders(headers: unknown): Record<string, string> {
-  const result: Record<string, string> = {};
+  const result: Record<string, string> = Object.create(null);
   if (!isPlainObject(headers)) return result;
   for (const [name, value] of Object.entries(headers)) {
-    if (typeof value === "string") result[name.toLowerCase()] = value;
+    if (isFieldValue(value)) result[name.toLowerCase()] = value;
   }
   return result;
 }
 
-function lowerCaseMultiValueHeaders(headers: unknown): Record<string, string> {
-  const result: Record<string, string> = {};
-  if (!isPlainObject(headers)) return result;
+/** Adds REST API multi-value headers, joined with ", "; entries that are not header values are skipped. */
+function addMultiValueHeaders(result: Record<string, string>, headers: unknown): void {
+  if (!isPlainObject(headers)) return;
   for (const [name, values] of Object.entries(headers)) {
-    if (Array.isArray(values) && values.length > 0)
-      result[name.toLowerCase()] = values.map(String).join(", ");
+    if (!Array.isArray(values)) continue;
+    const strings = Array.from(values).filter(isFieldValue);
+    if (strings.length > 0) result[name.toLowerCase()] = strings.join(", ");
   }
-  return result;
 }
 
 function decodeBody(body: unknown, isBase64Encoded: boolean): { body: string; bodyBytes: number } {

@@ -31,6 +31,9 @@ export function isOriginAllowed(origin: string, allowedOrigins: readonly string[
   } catch {
     return false;
   }
+  // An allowed origin is echoed in Access-Control-Allow-Origin: only a serialized origin, exactly as
+  // browsers send it, is (the URL parser would accept "http://local\nhost" as localhost).
+  if (url.origin !== origin) return false;
   if ((url.protocol === "http:" || url.protocol === "https:") && LOCAL_HOSTNAMES.has(url.hostname))
     return true;
   return allowedOrigins.includes("*") || allowedOrigins.includes(url.origin);

@@ -1,4 +1,5 @@
 import { firstLine, ToolError } from "../errors.js";
+import { redactCredentials } from "./urls.js";
 
 interface AmpErrorContext {
   operation: "ListWorkspaces" | "DescribeWorkspace";
@@ -27,7 +28,8 @@ const SIGNATURE_ERRORS = new Set([
 export function ampError(error: unknown, context: AmpErrorContext): ToolError {
   if (error instanceof ToolError) return error;
   const name = error instanceof Error ? error.name : "";
-  const message = error instanceof Error ? firstLine(error.message) : String(error);
+  // An SDK message may quote the endpoint; an AMP_ENDPOINT with user:password@ must not show.
+  const message = redactCredentials(error instanceof Error ? firstLine(error.message) : String(error));
   const { operation, region } = context;
 
   if (context.timedOutAfterMs !== undefined) {

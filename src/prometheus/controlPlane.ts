@@ -3,6 +3,7 @@ import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { ampError } from "./ampErrors.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
+import type { Regions } from "./regions.js";
 
 export interface WorkspaceSummary {
   workspaceId: string;
@@ -23,6 +24,8 @@ export interface AmpCallOptions {
 /** Cap of one control-plane call (all pages of ListWorkspaces included), further bounded by the deadline. */
 const CALL_TIMEOUT_MS = 15_000;
 const PAGE_SIZE = 100;
+/** AMP clients kept per handler, one per (region, profile); the least recently used go first. */
+export const MAX_CACHED_CLIENTS = 16;
 
 type AmpModule = typeof import("@aws-sdk/client-amp");
 interface Amp {
@@ -36,12 +39,19 @@ type Operation = "ListWorkspaces" | "DescribeWorkspace";
  * first use rather than at cold start. `endpoint` overrides AMP's (AMP_ENDPOINT: tests, local fakes).
  */
 export class ControlPlane {
-  private readonly clients = new Memo<Promise<Amp>>();
+  private readonly clients = new Memo<Promise<Amp>>(MAX_CACHED_CLIENTS);
 
+  /** `regions`, when given, refuses a region outside the function's partition before a client is built. */
   constructor(
     private readonly credentials: Credentials,
     private readonly endpoint: string | undefined,
+    private readonly regions?: Regions,
   ) {}
+
+  /** How many AMP clients are kept (at most MAX_CACHED_CLIENTS). */
+  get cachedClients(): number {
+    return this.clients.size;
+  }
 
   /** All workspaces in the region, following `nextToken` through every page. */
   listWorkspaces(options: AmpCallOptions, context: RequestContext): Promise<WorkspaceSummary[]> {
@@ -90,6 +100,7 @@ export class ControlPlane {
   }
 
   private clientFor({ region, profile }: AmpCallOptions): Promise<Amp> {
+    this.regions?.check(region);
     return this.clients.get([region, profile], () =>
       import("@aws-sdk/client-amp").then((sdk) => ({
         sdk,

@@ -4,12 +4,20 @@ import { Memo } from "./memo.js";
 
 type CredentialsProvider = ReturnType<typeof defaultProvider>;
 
+/** Providers kept per handler, one per profile; the least recently used go first. */
+export const MAX_CACHED_PROVIDERS = 8;
+
 /**
  * One memoized credentials provider per profile. The provider chain is imported on first use (not at
  * cold start), and a failure to find credentials becomes a ToolError.
  */
 export class Credentials {
-  private readonly providers = new Memo<CredentialsProvider>();
+  private readonly providers = new Memo<CredentialsProvider>(MAX_CACHED_PROVIDERS);
+
+  /** How many providers are kept (at most MAX_CACHED_PROVIDERS). */
+  get cachedProviders(): number {
+    return this.providers.size;
+  }
 
   for(profile: string | undefined): CredentialsProvider {
     return this.providers.get([profile], () => {

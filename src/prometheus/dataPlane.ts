@@ -6,7 +6,9 @@ import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from ".
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
 import { buildQueryString } from "./queryString.js";
+import type { Regions } from "./regions.js";
 import { isRetryableStatus, PROMETHEUS_BACKOFF } from "./retry.js";
+import { redactCredentials, splitCredentials } from "./urls.js";
 
 /** One call of the Prometheus HTTP API. */
 export interface DataPlaneCall {
@@ -24,6 +26,11 @@ export interface DataPlaneCall {
    * naming the parameter). A server that does is asked again without them, and remembered.
    */
   optionalParams?: readonly string[];
+  /**
+   * `Authorization: Basic …` for a plain Prometheus whose configured URL carried `user:password@`
+   * (`auth: "none"` only: a SigV4 request's Authorization header is its signature).
+   */
+  basicAuth?: string | undefined;
 }
 
 export type { AnswerSink };
@@ -56,26 +63,36 @@ class Rejected extends ToolError {
 
 /** Servers remembered as rejecting a parameter; a bound keeps a stream of odd URLs from growing it. */
 const MAX_REMEMBERED_REJECTIONS = 1_000;
+/** SigV4 fetchers kept per handler, one per (region, profile); the least recently used go first. */
+export const MAX_CACHED_SIGNERS = 16;
 
 /**
  * The Prometheus HTTP API: plain `fetch` (`auth: "none"`), or a SigV4-signing fetch per (region,
  * profile) for AMP, its signer loaded on first use.
  */
 export class DataPlane {
-  private readonly signedFetchers = new Memo<Promise<Fetch>>();
+  private readonly signedFetchers = new Memo<Promise<Fetch>>(MAX_CACHED_SIGNERS);
   /** `<base URL><path> <parameter>` for each optional parameter a server rejected. */
   private readonly rejectedParams = new Set<string>();
 
+  /** `regions`, when given, refuses a region outside the function's partition before a signer is built. */
   constructor(
     private readonly credentials: Credentials,
     private readonly auth: "sigv4" | "none",
     private readonly limits: DataPlaneLimits = { maxAnswerBytes: MAX_ANSWER_BYTES },
+    private readonly regions?: Regions,
   ) {}
+
+  /** How many SigV4 fetchers are kept (at most MAX_CACHED_SIGNERS). */
+  get cachedSigners(): number {
+    return this.signedFetchers.size;
+  }
 
   /**
    * GETs `<baseApiUrl><path>?<params>` and streams the answer's `data` into a sink made by `makeSink`,
    * never holding the whole answer. Retries network errors, 429 and 5xx within the deadline; any other
-   * failure is thrown as a ToolError.
+   * failure is thrown as a ToolError. Redirects are never followed. A `user:password@` in the URL is
+   * sent as Basic auth (`auth: "none"`), never in the URL nor in a message.
    */
   async get<T>(
     baseApiUrl: string,
@@ -84,6 +101,16 @@ export class DataPlane {
     call: DataPlaneCall,
     makeSink: () => AnswerSink<T>,
   ): Promise<T> {
+    const split = splitCredentials(baseApiUrl);
+    if (split.basicAuth !== undefined) {
+      return this.get(
+        split.url,
+        path,
+        params,
+        { ...call, basicAuth: call.basicAuth ?? split.basicAuth },
+        makeSink,
+      );
+    }
     const optional = (call.optionalParams ?? []).filter((name) => params[name] !== undefined);
     const rejectionKey = (name: string) => `${baseApiUrl}${path} ${name}`;
     const unsent = optional.filter((name) => this.rejectedParams.has(rejectionKey(name)));
@@ -112,6 +139,11 @@ export class DataPlane {
     const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
     const where = describeTarget(baseApiUrl, path);
     const maxAttempts = call.maxAttempts ?? DEFAULT_ATTEMPTS;
+    if (call.basicAuth !== undefined && this.auth === "sigv4") {
+      throw new ToolError(
+        "A Prometheus URL with user:password@ cannot be used with SigV4 signing (PROMETHEUS_AUTH=sigv4): remove the credentials from the URL, or set PROMETHEUS_AUTH=none for a plain Prometheus with basic auth.",
+      );
+    }
     const fetcher = await this.fetcherFor(call);
 
     for (let attempt = 0; ; attempt++) {
@@ -135,6 +167,7 @@ export class DataPlane {
 
   private fetcherFor({ region, profile }: DataPlaneCall): Promise<Fetch> {
     if (this.auth === "none") return Promise.resolve(fetch);
+    this.regions?.check(region);
     return this.signedFetchers.get([region, profile], () =>
       import("aws-sigv4-fetch").then(({ createSignedFetcher }) =>
         createSignedFetcher({
@@ -164,7 +197,16 @@ async function attemptOnce<T>(
     if (timeoutMs <= 0)
       throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
     try {
-      const response = await fetcher(url, { method: "GET", headers: { accept: "application/json" }, signal });
+      const headers: Record<string, string> = { accept: "application/json" };
+      if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
+      // Never follow a redirect: it would carry the signature and session token (or the basic auth) to
+      // another host, and its answer would be taken as Prometheus's. aws-sigv4-fetch passes `redirect`
+      // on to fetch with the signed request.
+      const response = await fetcher(url, { method: "GET", headers, signal, redirect: "manual" });
+      if (isRedirect(response)) {
+        await response.body?.cancel().catch(() => undefined);
+        throw redirected(response, url, where);
+      }
       if (response.status < 200 || response.status >= 300) {
         return interpretFailure(response.status, await readCapped(response, MAX_ERROR_BODY_BYTES), where);
       }
@@ -249,7 +291,34 @@ function errorDetail(envelope: PrometheusEnvelope | undefined, body: string): st
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+function isRedirect(response: Response): boolean {
+  return response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
+}
+
+/** The redirect as an error naming where it pointed (scheme and host only), never followed. */
+function redirected(response: Response, url: string, where: string): ToolError {
+  const location = response.headers.get("location");
+  let to = "an unnamed location";
+  if (location !== null) {
+    try {
+      const target = new URL(location, url);
+      to = `${target.protocol}//${target.host}`;
+    } catch {
+      to = "an invalid location";
+    }
+  }
+  const status = response.status === 0 ? "a redirect" : `HTTP ${response.status}`;
+  return new ToolError(
+    `Prometheus answered with a redirect to ${to} (${status} at ${where}); not followed: requests and their credentials go to the configured Prometheus URL or workspace only. Configure the address it redirects to instead.`,
+  );
+}
+
+/** Why a request could not be made, without any credentials a URL in the underlying message carried. */
 function networkCause(error: unknown): string {
+  return redactCredentials(rawNetworkCause(error));
+}
+
+function rawNetworkCause(error: unknown): string {
   const cause =
     error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   const code = typeof cause?.code === "string" ? cause.code : undefined;
@@ -271,6 +340,6 @@ function describeTarget(baseApiUrl: string, path: string): string {
     const url = new URL(baseApiUrl);
     return `${url.protocol}//${url.host}${url.pathname}${path}`;
   } catch {
-    return `${baseApiUrl}${path}`;
+    return redactCredentials(`${baseApiUrl}${path}`);
   }
 }

@@ -1,17 +1,27 @@
 import { ControlPlane } from "./controlPlane.js";
 import { Credentials } from "./credentials.js";
-import { DataPlane } from "./dataPlane.js";
-import { Workspaces } from "./workspaces.js";
+import { DataPlane, MAX_ANSWER_BYTES } from "./dataPlane.js";
+import { regionsFor, Workspaces } from "./workspaces.js";
 
 export interface UpstreamSettings {
-  /** Fixed Prometheus/AMP workspace URL (`PROMETHEUS_URL`). */
+  /** Fixed Prometheus/AMP workspace URL (`PROMETHEUS_URL`); when it names a workspace, the only one readable besides `allowedWorkspaces`. */
   prometheusUrl: string | undefined;
   /** `sigv4` signs data-plane calls for AMP; `none` talks to a plain Prometheus. */
   prometheusAuth: "sigv4" | "none";
-  /** Region used when a call names none. */
+  /** Region used when a call names none; its AWS partition bounds the regions a call may name. */
   defaultRegion: string;
   /** Override of the AMP control-plane endpoint (`AMP_ENDPOINT`). */
   ampEndpoint: string | undefined;
+  /** `ALLOWED_WORKSPACES`: workspace ids the function may read besides the one `prometheusUrl` names. */
+  allowedWorkspaces?: readonly string[] | undefined;
+}
+
+/** How many entries each per-key cache holds now (each has a fixed bound). */
+export interface UpstreamCacheSizes {
+  credentialsProviders: number;
+  ampClients: number;
+  signers: number;
+  workspaceEndpoints: number;
 }
 
 /** Everything the tools call, with the clients, signers and endpoints it caches for one handler. */
@@ -19,14 +29,30 @@ export interface Upstream {
   controlPlane: ControlPlane;
   dataPlane: DataPlane;
   workspaces: Workspaces;
+  /** The sizes of the caches above (bounded; for tests and diagnostics). */
+  cacheSizes(): UpstreamCacheSizes;
 }
 
 export function createUpstream(settings: UpstreamSettings): Upstream {
   const credentials = new Credentials();
-  const controlPlane = new ControlPlane(credentials, settings.ampEndpoint);
+  const regions = regionsFor(settings.defaultRegion);
+  const controlPlane = new ControlPlane(credentials, settings.ampEndpoint, regions);
+  const dataPlane = new DataPlane(
+    credentials,
+    settings.prometheusAuth,
+    { maxAnswerBytes: MAX_ANSWER_BYTES },
+    regions,
+  );
+  const workspaces = new Workspaces(controlPlane, settings);
   return {
     controlPlane,
-    dataPlane: new DataPlane(credentials, settings.prometheusAuth),
-    workspaces: new Workspaces(controlPlane, settings),
+    dataPlane,
+    workspaces,
+    cacheSizes: () => ({
+      credentialsProviders: credentials.cachedProviders,
+      ampClients: controlPlane.cachedClients,
+      signers: dataPlane.cachedSigners,
+      workspaceEndpoints: workspaces.cachedEndpoints,
+    }),
   };
 }

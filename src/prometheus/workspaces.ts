@@ -1,12 +1,20 @@
 import type { RequestContext } from "../context.js";
 import { ToolError } from "../errors.js";
+import { type AccessSettings, WorkspaceAccess } from "./access.js";
 import type { AmpCallOptions, ControlPlane } from "./controlPlane.js";
 import { Memo } from "./memo.js";
+import { Regions } from "./regions.js";
+import { splitCredentials } from "./urls.js";
+
+export { workspaceIdFromUrl } from "./access.js";
 
 const WORKSPACE_REQUIRED_MESSAGE =
   "Workspace ID is required when no Prometheus URL is configured. Please use GetAvailableWorkspaces to list available workspaces and choose one.";
 
 const API_SUFFIX = "/api/v1";
+
+/** Workspace endpoints kept per handler ((region, workspace, profile) keys); the least recently used go first. */
+export const MAX_CACHED_ENDPOINTS = 512;
 
 /** Strips trailing slashes and appends `/api/v1` unless the URL already ends with it. */
 export function normaliseApiUrl(url: string): string {
@@ -19,32 +27,39 @@ function serverUrlOf(apiUrl: string): string {
   return apiUrl.endsWith(API_SUFFIX) ? apiUrl.slice(0, -API_SUFFIX.length) : apiUrl;
 }
 
-/** The AMP workspace id in a URL such as `https://aps-workspaces.<region>.amazonaws.com/workspaces/ws-…/`. */
-export function workspaceIdFromUrl(url: string | undefined): string | undefined {
-  return url?.match(/\/workspaces\/(ws-[A-Za-z0-9_-]+)/)?.[1];
-}
-
 export interface TargetRequest {
   workspaceId?: string | null | undefined;
   region?: string | null | undefined;
   profile?: string | undefined;
 }
 
-export interface TargetSettings {
-  prometheusUrl: string | undefined;
+export interface TargetSettings extends AccessSettings {
   defaultRegion: string;
 }
 
 export interface Target {
-  /** Base of the Prometheus HTTP API, ending in `/api/v1`. */
+  /** Base of the Prometheus HTTP API, ending in `/api/v1`; never with `user:password@`. */
   apiUrl: string;
-  /** The same without `/api/v1`. */
+  /** The same without `/api/v1` (what GetServerInfo shows). */
   serverUrl: string;
   region: string;
+  /** `Authorization: Basic …` for a configured URL that carried `user:password@`. */
+  basicAuth?: string | undefined;
 }
 
+const regionsByFunctionRegion = new Memo<Regions>(8);
+
+/** The regions a function running in `functionRegion` may use (its partition's). */
+export function regionsFor(functionRegion: string): Regions {
+  return regionsByFunctionRegion.get([functionRegion], () => new Regions(functionRegion));
+}
+
+/**
+ * The region a call uses: its `region` argument, else the function's. A region outside the function's
+ * AWS partition is a ToolError naming valid ones, before any client, signer or cache entry exists for it.
+ */
 export function resolveRegion(region: string | null | undefined, settings: TargetSettings): string {
-  return region ?? settings.defaultRegion;
+  return regionsFor(settings.defaultRegion).check(region ?? settings.defaultRegion);
 }
 
 /**
@@ -52,12 +67,21 @@ export function resolveRegion(region: string | null | undefined, settings: Targe
  * kept for the life of this object (an id's endpoint never changes), else the configured URL.
  */
 export class Workspaces {
-  private readonly endpoints = new Memo<Promise<string>>();
+  private readonly endpoints = new Memo<Promise<string>>(MAX_CACHED_ENDPOINTS);
+  /** Which workspaces this deployment may read. */
+  readonly access: WorkspaceAccess;
 
   constructor(
     private readonly controlPlane: ControlPlane,
     private readonly settings: TargetSettings,
-  ) {}
+  ) {
+    this.access = new WorkspaceAccess(settings);
+  }
+
+  /** How many endpoints are cached (at most MAX_CACHED_ENDPOINTS). */
+  get cachedEndpoints(): number {
+    return this.endpoints.size;
+  }
 
   /** The workspace's `prometheusEndpoint` (as AMP returns it), from the cache or one DescribeWorkspace. */
   endpoint(workspaceId: string, options: AmpCallOptions, context: RequestContext): Promise<string> {
@@ -73,10 +97,12 @@ export class Workspaces {
   }
 
   /**
-   * Where a query goes: an explicit workspace_id (DescribeWorkspace, cached) wins over PROMETHEUS_URL.
-   * Undefined when neither is available.
+   * Where a query goes: an explicit workspace_id (DescribeWorkspace, cached) wins over PROMETHEUS_URL,
+   * if this deployment may read it (else a ToolError, and nothing is sent). Undefined when neither is
+   * available.
    */
   async find(request: TargetRequest, context: RequestContext): Promise<Target | undefined> {
+    if (request.workspaceId) this.access.check(request.workspaceId);
     const region = resolveRegion(request.region, this.settings);
     let url: string;
     if (request.workspaceId) {
@@ -86,14 +112,20 @@ export class Workspaces {
     } else {
       return undefined;
     }
-    const apiUrl = normaliseApiUrl(url);
-    return { apiUrl, serverUrl: serverUrlOf(apiUrl), region };
+    const { url: bare, basicAuth } = splitCredentials(url);
+    const apiUrl = normaliseApiUrl(bare);
+    return { apiUrl, serverUrl: serverUrlOf(apiUrl), region, ...(basicAuth ? { basicAuth } : {}) };
   }
 
   /** Like `find`, but a missing target is the "Workspace ID is required…" error. */
   async resolve(request: TargetRequest, context: RequestContext): Promise<Target> {
     const target = await this.find(request, context);
-    if (!target) throw new ToolError(WORKSPACE_REQUIRED_MESSAGE);
-    return target;
+    if (target) return target;
+    if (this.access.limited) {
+      throw new ToolError(
+        `Workspace ID is required when no Prometheus URL is configured. This deployment may read ${this.access.list()}: pass one of them as workspace_id.`,
+      );
+    }
+    throw new ToolError(WORKSPACE_REQUIRED_MESSAGE);
   }
 }

@@ -3,8 +3,10 @@ import { completeInitialize, dispatch, dispatchOnce, type Outcome } from "../bri
 import {
   classify,
   ErrorCode,
+  errorReply,
   isServerFault,
   type JSONRPCRequest,
+  type RequestId,
   SERVER_ERROR,
   SESSION_NOT_FOUND,
 } from "../bridge/jsonrpc.js";
@@ -29,7 +31,7 @@ import {
   refusePostHeaders,
 } from "../http/rules.js";
 import type { SessionManager } from "../sessions/manager.js";
-import { SessionStoreError } from "../sessions/store.js";
+import { SessionDataError, SessionStoreError } from "../sessions/store.js";
 import { httpPayloadBytes, withinLimit } from "./ceiling.js";
 
 export interface McpRouteOptions extends RuleSettings {
@@ -112,15 +114,19 @@ async function serve(
     });
   }
   if (sessions && initialize) {
-    return whileStoreAnswers(cors, async () => {
-      const started = await sessions.initialize(completeInitialize(initialize), context);
-      const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
-      return toHttpResponse(
-        { kind: "single", reply: started.reply, invalid: false },
-        options.pythonCompat,
-        headers,
-      );
-    });
+    return whileStoreAnswers(
+      cors,
+      async () => {
+        const started = await sessions.initialize(completeInitialize(initialize), context);
+        const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
+        return toHttpResponse(
+          { kind: "single", reply: started.reply, invalid: false },
+          options.pythonCompat,
+          headers,
+        );
+      },
+      initialize.id,
+    );
   }
   if (sessions && options.sessionsRequired) {
     return sessionIdRequired(cors);
@@ -179,14 +185,22 @@ function sessionNotFound(cors: Record<string, string>): HttpResponse {
   return jsonRpcErrorResponse(404, SESSION_NOT_FOUND, "Session not found", cors);
 }
 
-/** A failing session store is 503 with Retry-After, never 404: the session may well exist. */
+/**
+ * A failing session store is 503 with Retry-After, never 404: the session may well exist. Data the store
+ * cannot hold (too large, too deep, inexact numbers) is the client's error: 400, `-32602` with what is
+ * wrong and the limit, answered to `requestId`.
+ */
 async function whileStoreAnswers(
   cors: Record<string, string>,
   serveWithStore: () => Promise<HttpResponse>,
+  requestId: RequestId | null = null,
 ): Promise<HttpResponse> {
   try {
     return await serveWithStore();
   } catch (error) {
+    if (error instanceof SessionDataError) {
+      return jsonResponse(400, errorReply(requestId, ErrorCode.InvalidParams, error.message), cors);
+    }
     if (!(error instanceof SessionStoreError)) throw error;
     return jsonRpcErrorResponse(503, SERVER_ERROR, "Session store unavailable; retry shortly", {
       ...cors,

@@ -1,7 +1,10 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
+import { firstLine } from "../errors.js";
+import { checkStorable } from "./limits.js";
 import {
   type SessionChanges,
+  SessionDataError,
   type SessionRecord,
   type SessionStore,
   SessionStoreError,
@@ -63,6 +66,9 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   async create(record: SessionRecord, context: RequestContext): Promise<void> {
+    // What the marshaller or DynamoDB would refuse is refused here, as the client's error (DynamoDB's own
+    // refusal, an item over 400 KB, becomes the same SessionDataError in `call`).
+    checkStorable(record);
     try {
       await this.call("create", context, ({ client, lib }, abortSignal) =>
         client.send(
@@ -176,7 +182,8 @@ export class DynamoSessionStore implements SessionStore {
 
   /**
    * Runs one store call within CALL_TIMEOUT_MS and the request's deadline. Failures become
-   * SessionStoreError, except a failed write condition, which the caller interprets.
+   * SessionStoreError (503), except a failed write condition, which the caller interprets, and a created
+   * item DynamoDB refuses (too large…): that is the client's data, a SessionDataError (400), never 503.
    */
   private async call<T>(operation: string, context: RequestContext, send: Call<T>): Promise<T> {
     const { timeoutMs, signal, end } = step(context, CALL_TIMEOUT_MS);
@@ -189,6 +196,11 @@ export class DynamoSessionStore implements SessionStore {
       return await send(await this.load(operation), signal);
     } catch (error) {
       if (error instanceof SessionStoreError || isConditionalCheckFailure(error)) throw error;
+      if (operation === "create" && isItemRefusal(error)) {
+        throw new SessionDataError(
+          `Invalid params for initialize: the session store cannot hold them (${firstLine(error.message).slice(0, 200)})`,
+        );
+      }
       if (abortedByDeadline(signal)) {
         throw new SessionStoreError(`session store ${operation} failed: no answer within ${timeoutMs} ms`);
       }
@@ -250,6 +262,14 @@ function fromItem(item: Record<string, unknown>): SessionRecord {
 
 function isConditionalCheckFailure(error: unknown): boolean {
   return error instanceof Error && error.name === "ConditionalCheckFailedException";
+}
+
+/**
+ * DynamoDB's ValidationException about the item written (its size, nesting, numbers), not about the
+ * request's own parameters: a table name it refuses is the deployment's fault, answered 503 as before.
+ */
+function isItemRefusal(error: unknown): error is Error {
+  return error instanceof Error && error.name === "ValidationException" && !/tableName/i.test(error.message);
 }
 
 function hasItem(error: unknown): boolean {

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Backoff, backoffDelay } from "../backoff.js";
 import type { Bridge } from "../bridge/bridge.js";
-import type { JSONRPCReply, JSONRPCRequest } from "../bridge/jsonrpc.js";
+import { ErrorCode, type JSONRPCReply, type JSONRPCRequest } from "../bridge/jsonrpc.js";
 import { type RequestContext, timeLeft } from "../context.js";
+import { checkInitializeParams } from "./limits.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";
 import { WarmCache } from "./warmCache.js";
 
@@ -30,7 +31,11 @@ export interface ActiveSession {
 
 interface Warm extends ActiveSession {
   version: number;
-  /** A `logging/setLevel` the server accepted during the current request, to be stored. */
+  /**
+   * A `logging/setLevel` the server accepted and the record does not have yet. Cleared only once stored;
+   * when it cannot be stored, the server holding it is dropped, so no request is served by a server that
+   * differs from the record.
+   */
   pendingLogLevel: string | undefined;
 }
 
@@ -68,12 +73,14 @@ export class SessionManager {
   /**
    * Runs `initialize` on a fresh server and, when it succeeds, stores a new session for it, bound to
    * the context's principal. Returns the reply and, on success, the new session id. Nothing is stored
-   * for a failed initialize.
+   * for a failed initialize. Params a session cannot store (too large, too deep, inexact numbers: see
+   * limits.ts) are refused with SessionDataError before any server runs.
    */
   async initialize(
     request: JSONRPCRequest,
     context: RequestContext,
   ): Promise<{ reply: JSONRPCReply; sessionId: string | undefined }> {
+    checkInitializeParams(request.params ?? {});
     const bridge = await this.options.openBridge();
     const reply = await bridge.request(request, context);
     if (!("result" in reply)) {
@@ -109,7 +116,12 @@ export class SessionManager {
    */
   async resume(id: string, context: RequestContext): Promise<ActiveSession | undefined> {
     const record = await this.options.store.get(id, context);
-    if (!record || record.principal !== context.principal) return undefined;
+    if (!record) {
+      // Deleted elsewhere, or evicted from a bounded store: this container's server for it is no use.
+      this.forget(id);
+      return undefined;
+    }
+    if (record.principal !== context.principal) return undefined;
     if (this.isExpired(record)) {
       this.forget(id);
       await this.options.store.delete(id, context).catch(() => undefined);
@@ -123,27 +135,33 @@ export class SessionManager {
       if (session) await rebuilt.close();
       else session = this.remember(record, rebuilt);
     }
-    session.pendingLogLevel = undefined;
     await this.refreshExpiry(record, context);
     return session;
   }
 
   /**
    * Stores what the request changed in the session (its log level), re-applying on conflicting writes.
-   * A change that cannot be stored is not kept by the warm server either: the next request rebuilds it.
+   * `session` is what `resume` returned: its change is stored even if this container let the server go
+   * meanwhile. A change that cannot be stored is not kept by the warm server either: the server is
+   * dropped, and the next request rebuilds it from the record.
    */
   async persist(session: ActiveSession, context: RequestContext): Promise<void> {
-    const warm = this.warm.get(session.id);
-    if (warm?.pendingLogLevel === undefined) return;
-    const changes: SessionChanges = { logLevel: warm.pendingLogLevel, updatedAt: this.now() };
-    warm.pendingLogLevel = undefined;
-    const written = await this.change(session.id, warm.version, changes, true, context).catch((error) => {
-      this.forget(session.id);
+    const warm = session as Warm;
+    const level = warm.pendingLogLevel;
+    if (level === undefined) return;
+    const changes: SessionChanges = { logLevel: level, updatedAt: this.now() };
+    let written: { version: number; reapplied: boolean } | undefined;
+    try {
+      written = await this.change(warm.id, warm.version, changes, true, context);
+    } catch (error) {
+      this.forgetServer(warm);
       throw error;
-    });
-    // Re-applied over another container's change: this server lacks that change, so rebuild it next time.
+    }
+    // Stored: cleared, unless the server accepted another level meanwhile (its own request stores that one).
+    if (warm.pendingLogLevel === level) warm.pendingLogLevel = undefined;
+    // Re-applied over another container's change (or the session is gone): this server lacks that change.
     if (written?.reapplied === false) warm.version = written.version;
-    else this.forget(session.id);
+    else this.forgetServer(warm);
   }
 
   /** Ends the session everywhere. False when there was no such session for the context's principal. */
@@ -160,6 +178,10 @@ export class SessionManager {
       const reply = await bridge.request({ jsonrpc: "2.0", id: 0, method, params }, context);
       if (!("result" in reply)) {
         await bridge.close();
+        // Out of time is not a fault: the client may retry on a container with more of it.
+        if (reply.error.code === ErrorCode.RequestTimeout) {
+          throw new SessionStoreError("rehydrating the session ran out of time");
+        }
         throw new Error(`rehydrating session: ${method} was refused (${reply.error.message})`);
       }
     };
@@ -198,6 +220,11 @@ export class SessionManager {
 
   private forget(id: string): void {
     this.warm.delete(id);
+  }
+
+  /** Drops this server, if it is still the one this container keeps for its session (not a newer rebuild). */
+  private forgetServer(session: Warm): void {
+    if (this.warm.peek(session.id) === session) this.warm.delete(session.id);
   }
 
   private isExpired(record: SessionRecord): boolean {

@@ -1,39 +1,73 @@
+import { checkStorable } from "./limits.js";
 import {
   type SessionChanges,
+  SessionDataError,
   type SessionRecord,
   type SessionStore,
   SessionStoreError,
   type UpdateResult,
 } from "./store.js";
 
+/** How much one container's memory holds: records, and their bytes as JSON (UTF-8). */
+export interface MemoryStoreLimits {
+  maxSessions: number;
+  maxBytes: number;
+}
+
+/**
+ * 10,000 sessions of a typical record (well under 1 KB), or 128 of the largest (64 KiB of initialize
+ * params each), in 8 MiB of JSON: under 50 MB of heap even for params made of many tiny keys (measured:
+ * about 5.5 heap bytes per JSON byte), whatever a long `npm start` or a flood of `initialize` does.
+ */
+export const MEMORY_STORE_LIMITS: MemoryStoreLimits = { maxSessions: 10_000, maxBytes: 8 * 1024 * 1024 };
+
+/** Expired records are also dropped now and then, without waiting for the bounds to be reached. */
 const SWEEP_EVERY = 1000;
 
-/** Sessions in this container's memory: the default without SESSION_TABLE (npm start, one warm container). */
+interface Entry {
+  record: SessionRecord;
+  bytes: number;
+}
+
+/**
+ * Sessions in this container's memory: the default without SESSION_TABLE (npm start, one warm container).
+ * Bounded in count and bytes: to make room, expired records go first, then the least recently used
+ * (created, read or updated). An evicted session is simply unknown: 404, as for any unknown id.
+ */
 export class MemorySessionStore implements SessionStore {
-  private readonly records = new Map<string, SessionRecord>();
+  /** Least recently used first: every create, get and update moves its record to the end. */
+  private readonly entries = new Map<string, Entry>();
+  private readonly limits: MemoryStoreLimits;
+  private totalBytes = 0;
+  /** No record expires before this (epoch seconds): a lower bound, exact after each sweep. */
+  private earliestExpiry = Number.POSITIVE_INFINITY;
   private createsSinceSweep = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
-
-  async create(record: SessionRecord): Promise<void> {
-    if (this.records.has(record.sessionId))
-      throw new SessionStoreError(`session ${record.sessionId} exists already`);
-    this.records.set(record.sessionId, structuredClone(record));
-    if (++this.createsSinceSweep >= SWEEP_EVERY) this.sweepExpired();
+  constructor(
+    private readonly now: () => number = Date.now,
+    limits: Partial<MemoryStoreLimits> = {},
+  ) {
+    this.limits = { ...MEMORY_STORE_LIMITS, ...limits };
   }
 
-  /** Expired records are dropped now and then, so a long `npm start` does not grow without bound. */
-  private sweepExpired(): void {
-    this.createsSinceSweep = 0;
-    const nowSeconds = this.now() / 1000;
-    for (const [id, record] of this.records) {
-      if (record.expiresAt <= nowSeconds) this.records.delete(id);
+  async create(record: SessionRecord): Promise<void> {
+    if (this.entries.has(record.sessionId))
+      throw new SessionStoreError(`session ${record.sessionId} exists already`);
+    checkStorable(record);
+    const stored = structuredClone(record);
+    const bytes = sizeOf(stored);
+    if (bytes > this.limits.maxBytes) {
+      throw new SessionDataError(
+        `Invalid params for initialize: the session takes ${bytes} bytes, more than the ${this.limits.maxBytes} this server keeps in memory`,
+      );
     }
+    if (++this.createsSinceSweep >= SWEEP_EVERY) this.sweepExpired();
+    this.put(stored, bytes);
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
-    const record = this.records.get(sessionId);
-    return record && structuredClone(record);
+    const entry = this.touch(sessionId);
+    return entry && structuredClone(entry.record);
   }
 
   async update(
@@ -42,22 +76,80 @@ export class MemorySessionStore implements SessionStore {
     changes: SessionChanges,
     bumpVersion: boolean,
   ): Promise<UpdateResult> {
-    const record = this.records.get(sessionId);
-    if (!record) return "missing";
-    if (record.version !== expectedVersion) return "conflict";
-    this.records.set(sessionId, {
-      ...record,
+    const entry = this.touch(sessionId);
+    if (!entry) return "missing";
+    if (entry.record.version !== expectedVersion) return "conflict";
+    const updated: SessionRecord = {
+      ...entry.record,
       ...structuredClone(changes),
-      version: bumpVersion ? record.version + 1 : record.version,
-    });
+      version: bumpVersion ? entry.record.version + 1 : entry.record.version,
+    };
+    this.remove(sessionId);
+    this.put(updated, sizeOf(updated));
     return "updated";
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    return this.records.delete(sessionId);
+    return this.remove(sessionId);
   }
 
   get size(): number {
-    return this.records.size;
+    return this.entries.size;
   }
+
+  /** The records' size as JSON, the quantity `maxBytes` bounds. */
+  get bytes(): number {
+    return this.totalBytes;
+  }
+
+  /** Stores `record` as the most recently used, first making room for it: expired records, then the least recently used. */
+  private put(record: SessionRecord, bytes: number): void {
+    const fits = () =>
+      this.entries.size < this.limits.maxSessions && this.totalBytes + bytes <= this.limits.maxBytes;
+    if (!fits()) {
+      this.sweepExpired();
+      for (const id of this.entries.keys()) {
+        if (fits()) break;
+        this.remove(id);
+      }
+    }
+    this.entries.set(record.sessionId, { record, bytes });
+    this.totalBytes += bytes;
+    this.earliestExpiry = Math.min(this.earliestExpiry, record.expiresAt);
+  }
+
+  /** The entry, now the most recently used. */
+  private touch(sessionId: string): Entry | undefined {
+    const entry = this.entries.get(sessionId);
+    if (entry) {
+      this.entries.delete(sessionId);
+      this.entries.set(sessionId, entry);
+    }
+    return entry;
+  }
+
+  private remove(sessionId: string): boolean {
+    const entry = this.entries.get(sessionId);
+    if (!entry) return false;
+    this.entries.delete(sessionId);
+    this.totalBytes -= entry.bytes;
+    return true;
+  }
+
+  /** Drops every expired record; a no-op (no scan) while none can have expired yet. */
+  private sweepExpired(): void {
+    this.createsSinceSweep = 0;
+    const nowSeconds = this.now() / 1000;
+    if (this.earliestExpiry > nowSeconds) return;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [id, { record }] of this.entries) {
+      if (record.expiresAt <= nowSeconds) this.remove(id);
+      else earliest = Math.min(earliest, record.expiresAt);
+    }
+    this.earliestExpiry = earliest;
+  }
+}
+
+function sizeOf(record: SessionRecord): number {
+  return Buffer.byteLength(JSON.stringify(record));
 }

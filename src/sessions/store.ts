@@ -32,11 +32,22 @@ export class SessionStoreError extends Error {
 }
 
 /**
+ * What the client sent cannot be stored as it is (too large, nested too deep, a number the store would not
+ * keep exactly…): a client error, answered 400 with JSON-RPC -32602 and this message, never 503.
+ */
+export class SessionDataError extends Error {
+  override name = "SessionDataError";
+}
+
+/**
  * Where sessions live. Every call takes the request's context: a store that cannot answer before its
  * deadline (or once its signal aborts) throws SessionStoreError rather than keep the request waiting.
  */
 export interface SessionStore {
-  /** Stores a new record; throws SessionStoreError if the id exists already. */
+  /**
+   * Stores a new record; throws SessionStoreError if the id exists already, SessionDataError if the record
+   * holds what the store cannot keep exactly (see limits.ts).
+   */
   create(record: SessionRecord, context: RequestContext): Promise<void>;
   /** A strongly consistent read; undefined when there is no such record (expired ones included: the caller checks expiry). */
   get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined>;

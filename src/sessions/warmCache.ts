@@ -20,6 +20,11 @@ export class WarmCache<T> {
     return value;
   }
 
+  /** The value, without making it the most recently used. */
+  peek(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
   set(key: string, value: T): void {
     this.delete(key);
     this.entries.set(key, value);

@@ -14,12 +14,15 @@ export function echoServer(aborted: string[] = []): McpServer {
   );
   server.registerTool("sleep", { inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      extra.signal.addEventListener("abort", () => {
+      const stop = () => {
         aborted.push(String(extra.requestId));
         clearTimeout(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(resolve, ms);
+      // A cancellation may arrive before the handler starts: the signal is then aborted already.
+      if (extra.signal.aborted) stop();
+      else extra.signal.addEventListener("abort", stop);
     });
     return { content: [{ type: "text", text: extra.signal.aborted ? "aborted" : "slept" }] };
   });

@@ -1,12 +1,14 @@
+import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { Credentials } from "../../src/prometheus/credentials.js";
-import { DataPlane } from "../../src/prometheus/dataPlane.js";
+import { DataPlane, MAX_CACHED_SIGNERS } from "../../src/prometheus/dataPlane.js";
+import { PARTITIONS } from "../../src/prometheus/regions.js";
 import { ExecuteQuery, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
-import { refusedUrl } from "../support/net.js";
-import { callTool, makeToolCall } from "../support/toolCall.js";
+import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
+import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 import { wholeAnswer } from "../support/wholeAnswer.js";
 
 const VECTOR = { resultType: "vector", result: [{ metric: { job: "x" }, value: [1700000000, "1"] }] };
@@ -195,6 +197,113 @@ describe("data-plane faults", () => {
         "Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected: User: arn:aws:sts::1:assumed-role/x is not authorized to perform: aps:QueryMetrics",
       );
       expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("redirects are never followed", () => {
+  for (const [status, auth] of [
+    [302, "sigv4"],
+    [301, "none"],
+    [307, "sigv4"],
+    [308, "none"],
+  ] as const) {
+    it(`a ${status} (${auth}) is a tool error; the host it names receives nothing`, async () => {
+      const elsewhere = await startFaultServer([{ status: 200, body: successBody(VECTOR) }]);
+      const server = await startFaultServer([
+        { status, headers: { location: `${elsewhere.url}/steal/api/v1/query?query=up` }, body: "moved" },
+      ]);
+      const saved = process.env.AWS_SESSION_TOKEN;
+      // A role's credentials carry a session token: it must not travel to the other host either.
+      process.env.AWS_SESSION_TOKEN = "session-token-not-real";
+      try {
+        const error = (await query(server.url, { auth })) as Error;
+        expect(error).toBeInstanceOf(ToolError);
+        expect(error.message).toBe(
+          `Prometheus answered with a redirect to ${elsewhere.url} (HTTP ${status} at ${server.url}/api/v1/query); not followed: requests and their credentials go to the configured Prometheus URL or workspace only. Configure the address it redirects to instead.`,
+        );
+        expect(server.requests).toHaveLength(1);
+        expect(elsewhere.requests).toEqual([]);
+      } finally {
+        if (saved === undefined) delete process.env.AWS_SESSION_TOKEN;
+        else process.env.AWS_SESSION_TOKEN = saved;
+        await Promise.all([server.close(), elsewhere.close()]);
+      }
+    });
+  }
+});
+
+describe("credentials in a Prometheus URL", () => {
+  const withCredentials = (url: string) => url.replace("http://", "http://admin:hunter2@");
+
+  it("are sent as basic auth, not in the URL", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(successBody(VECTOR)));
+    });
+    const url = await listenLoopback(server);
+    try {
+      expect(await query(withCredentials(url))).toEqual(VECTOR);
+      expect(seen).toEqual([`Basic ${Buffer.from("admin:hunter2").toString("base64")}`]);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it("never appear in an error text", async () => {
+    const refused = await refusedUrl();
+    const unreachable = (await query(withCredentials(refused))) as Error;
+    expect(unreachable.message).toBe(
+      `Could not reach Prometheus at ${refused}/api/v1/query: connection refused (ECONNREFUSED). Gave up after 3 attempts.`,
+    );
+    const server = await startFaultServer([{ status: 404, body: "404 page not found" }]);
+    try {
+      const notFound = (await query(withCredentials(server.url))) as Error;
+      expect(notFound.message).toBe(
+        `Prometheus answered HTTP 404 at ${server.url}/api/v1/query: 404 page not found. Check the Prometheus URL or workspace.`,
+      );
+      const signed = await toolError(
+        ExecuteQuery,
+        { query: "up" },
+        makeToolCall({ prometheusUrl: withCredentials(server.url), prometheusAuth: "sigv4" }),
+      );
+      expect(signed.message).toMatch(
+        /^A Prometheus URL with user:password@ cannot be used with SigV4 signing/,
+      );
+      for (const message of [unreachable.message, notFound.message, signed.message]) {
+        expect(message).not.toMatch(/hunter2|admin/);
+      }
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("per-region signers", () => {
+  it("are refused for a made-up region and bounded for real ones", async () => {
+    const server = await startFaultServer([{ status: 200, body: successBody(VECTOR) }]);
+    try {
+      const first = makeToolCall({ prometheusUrl: server.url, prometheusAuth: "sigv4" });
+      const warm = () => makeToolCall(first.settings, { upstream: first.upstream });
+      const made = await toolError(ExecuteQuery, { query: "up", region: "us-fake-9" }, warm());
+      expect(made.message).toMatch(/^Unknown AWS region "us-fake-9"/);
+      expect(server.requests).toHaveLength(0);
+      expect(first.upstream.cacheSizes().signers).toBe(0);
+
+      const regions = PARTITIONS[0]?.regions ?? [];
+      expect(regions.length).toBeGreaterThan(MAX_CACHED_SIGNERS);
+      for (const region of regions) {
+        expect(await callTool(ExecuteQuery, { query: "up", region }, warm())).toEqual(VECTOR);
+      }
+      expect(first.upstream.cacheSizes()).toMatchObject({
+        signers: MAX_CACHED_SIGNERS,
+        credentialsProviders: 1,
+      });
     } finally {
       await server.close();
     }

@@ -241,12 +241,32 @@ describe.skipIf(!prometheusAvailable())(
       });
 
       it("resolves a workspace_id through DescribeWorkspace", async () => {
-        const info = await callTool(GetServerInfo, { workspace_id: WS_OTHER, region: REGION }, configured());
+        const info = await callTool(
+          GetServerInfo,
+          { workspace_id: WS_OTHER, region: REGION },
+          configured({ allowedWorkspaces: [WS_OTHER] }),
+        );
         expect(info).toMatchObject({
           prometheus_url: `${proxy.url}/workspaces/${WS_OTHER}`,
           aws_region: REGION,
         });
         expect(amp.calls.DescribeWorkspace).toBe(1);
+      });
+
+      it("never shows the user:password of PROMETHEUS_URL, which goes to a plain Prometheus as basic auth", async () => {
+        const url = new URL(prometheus.url);
+        url.username = "admin";
+        url.password = "hunter2";
+        const call = makeToolCall({ prometheusUrl: url.href, prometheusAuth: "none" });
+        const info = await callTool(GetServerInfo, {}, call);
+        expect(info).toMatchObject({ prometheus_url: prometheus.url.replace(/\/$/, "") });
+        expect(JSON.stringify(info)).not.toContain("hunter2");
+        expect(
+          await callTool(ExecuteQuery, { query: "count(test_requests_total)", time: String(end) }, call),
+        ).toMatchObject({ result: [{ value: [end, "2"] }] });
+        const error = await toolError(ExecuteQuery, { query: "sum(" }, call);
+        expect(error.message).toMatch(/^Prometheus rejected the query \(HTTP 400\) bad_data/);
+        expect(error.message).not.toMatch(/hunter2|admin/);
       });
 
       it("answers null, without an error, when nothing is configured", async () => {
@@ -261,7 +281,7 @@ describe.skipIf(!prometheusAvailable())(
     });
 
     describe("workspace resolution", () => {
-      it("an explicit workspace_id wins over PROMETHEUS_URL", async () => {
+      it("an explicit workspace_id wins over a PROMETHEUS_URL that names no workspace (plain Prometheus, no allow-list)", async () => {
         const call = configured({ prometheusUrl: await refusedUrl() });
         const result = await callTool(
           ExecuteQuery,
@@ -288,13 +308,58 @@ describe.skipIf(!prometheusAvailable())(
         const error = await toolError(
           ExecuteQuery,
           { workspace_id: "ws-does-not-exist", query: "up" },
-          configured(),
+          configured({ prometheusUrl: undefined }),
         );
         expect(error).toBeInstanceOf(ToolError);
         expect(error.message).toMatch(
           /^Workspace ws-does-not-exist not found in us-west-2\. Use GetAvailableWorkspaces/,
         );
         expect(proxy.requests).toHaveLength(0);
+      });
+    });
+
+    describe("which workspaces a deployment may read", () => {
+      it("a deployment pinned to team A's workspace refuses ListMetrics on team B's: nothing leaves the function", async () => {
+        const error = await toolError(ListMetrics, { workspace_id: WS_OTHER }, configured());
+        expect(error).toBeInstanceOf(ToolError);
+        expect(error.message).toBe(
+          `Workspace ${WS_OTHER} is not one this deployment may read: it is limited to ${WS}. Omit workspace_id to use the configured ${WS}. To read others, the deployer must add them to ALLOWED_WORKSPACES (the allowedWorkspaces parameter).`,
+        );
+        for (const [tool, args] of [
+          [ExecuteQuery, { workspace_id: WS_OTHER, query: "up" }],
+          [
+            ExecuteRangeQuery,
+            { workspace_id: WS_OTHER, query: "up", start: String(start), end: String(end), step: "1m" },
+          ],
+          [GetServerInfo, { workspace_id: WS_OTHER }],
+        ] as const) {
+          expect((await toolError(tool, args, configured())).message).toMatch(
+            /is not one this deployment may read/,
+          );
+        }
+        expect(proxy.requests).toHaveLength(0);
+        expect(amp.calls).toEqual({ ListWorkspaces: 0, DescribeWorkspace: 0 });
+        // Its own workspace still answers, by default or by id.
+        expect(await callTool(ListMetrics, {}, configured())).toEqual({ metrics: [...METRIC_NAMES] });
+        expect(await callTool(ListMetrics, { workspace_id: WS }, configured())).toEqual({
+          metrics: [...METRIC_NAMES],
+        });
+      });
+
+      it("ALLOWED_WORKSPACES names more workspaces a pinned deployment may read", async () => {
+        const call = configured({ allowedWorkspaces: [WS_OTHER] });
+        expect(await callTool(ListMetrics, { workspace_id: WS_OTHER }, call)).toEqual({
+          metrics: [...METRIC_NAMES],
+        });
+        expect(proxy.requests.map((r) => r.rawUrl)).toEqual([
+          `/workspaces/${WS_OTHER}/api/v1/label/__name__/values`,
+        ]);
+        proxy.reset();
+        amp.resetCalls();
+        const refused = await toolError(ListMetrics, { workspace_id: WS_WARM }, call);
+        expect(refused.message).toMatch(`it is limited to ${WS}, ${WS_OTHER}.`);
+        expect(proxy.requests).toHaveLength(0);
+        expect(amp.calls.DescribeWorkspace).toBe(0);
       });
     });
 

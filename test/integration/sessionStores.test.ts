@@ -7,7 +7,12 @@ import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
-import { type SessionRecord, type SessionStore, SessionStoreError } from "../../src/sessions/store.js";
+import {
+  SessionDataError,
+  type SessionRecord,
+  type SessionStore,
+  SessionStoreError,
+} from "../../src/sessions/store.js";
 import { testContext } from "../helpers/context.js";
 import { runOk } from "../support/childProcess.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
@@ -164,6 +169,55 @@ describe.each(subjects)("SessionStore contract: $name", (subject) => {
     expect(await store.update(expired.sessionId, 1, { updatedAt: Date.now() }, false, ctx())).toBe("updated");
   });
 
+  it("keeps every number a session may hold exactly", async () => {
+    const numbers = [
+      0,
+      1,
+      -1,
+      0.1,
+      1 / 3,
+      1e-130,
+      -1e-130,
+      123.456e-100,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+      1e15 + 0.5,
+    ];
+    const created = record({
+      initializeParams: {
+        protocolVersion: "2025-06-18",
+        capabilities: { experimental: { numbers: { numbers } } },
+      },
+    });
+    await store.create(created, ctx());
+    expect(await store.get(created.sessionId, ctx())).toEqual(created);
+  });
+
+  it("refuses what it cannot keep exactly with SessionDataError, never SessionStoreError, and stores nothing", async () => {
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [JSON.parse('{"clientInfo":{"name":"c","version":"1","n":9007199254740994}}'), /9007199254740994/],
+      [JSON.parse('{"capabilities":{"x":1e300}}'), /params\.capabilities\.x is 1e\+300/],
+      [JSON.parse('{"capabilities":{"x":1e400}}'), /params\.capabilities\.x is Infinity/],
+      [{ capabilities: { x: [1e-131] } }, /params\.capabilities\.x\[0\] is 1e-131/],
+      [JSON.parse(`{"capabilities":${'{"a":'.repeat(40)}{}${"}".repeat(40)}}`), /nested 31 levels deep/],
+      [
+        { clientInfo: { name: "a\ud800", version: "1" } },
+        /params\.clientInfo\.name is not well-formed Unicode/,
+      ],
+    ];
+    for (const [initializeParams, message] of refusals) {
+      const refused = record({ initializeParams });
+      const error = await store.create(refused, ctx()).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(SessionDataError);
+      expect(error).not.toBeInstanceOf(SessionStoreError);
+      expect((error as Error).message).toMatch(message);
+      expect(await store.get(refused.sessionId, ctx())).toBeUndefined();
+    }
+  });
+
   it("returns copies: mutating a returned record does not change the store", async () => {
     const created = record();
     await store.create(created, ctx());
@@ -184,6 +238,32 @@ describe("DynamoSessionStore only", () => {
     const created = record();
     await store.create(created, ctx());
     await expect(store.create(created, ctx())).rejects.toBeInstanceOf(SessionStoreError);
+  });
+
+  it("an item DynamoDB refuses (over 400 KB) is a SessionDataError saying why, never a SessionStoreError", async () => {
+    const store = makeStore();
+    const refused = record({
+      initializeParams: { capabilities: {}, clientInfo: { name: "x".repeat(420_000), version: "1" } },
+    });
+    const error = await store.create(refused, ctx()).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(SessionDataError);
+    expect((error as Error).message).toBe(
+      "Invalid params for initialize: the session store cannot hold them (Item size has exceeded the maximum allowed size)",
+    );
+    expect(await store.get(refused.sessionId, ctx())).toBeUndefined();
+  });
+
+  it("a table name DynamoDB refuses stays the store's failure (503), not the client's", async () => {
+    const store = new DynamoSessionStore({ tableName: "x", region: "us-east-1", endpoint: dynamo.endpoint });
+    const error = await store.create(record(), ctx()).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(SessionStoreError);
+    expect((error as Error).message).toBe("session store create failed: ValidationException");
   });
 
   it("fails fast with SessionStoreError naming the operation during an outage, and keeps the data", async () => {

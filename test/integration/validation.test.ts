@@ -247,3 +247,12 @@ describe("helpers", () => {
     expect(workspaceIdFromUrl(undefined)).toBeUndefined();
   });
 });
+
+describe("text the query cannot carry", () => {
+  it("a query with a lone surrogate is refused with a clear message, not an internal error", () => {
+    expect(validationErrors(ExecuteQuery, { query: "up\udfff" })).toEqual([
+      "query: query must be valid Unicode text (it holds a lone surrogate)",
+    ]);
+    expect(validationErrors(ExecuteQuery, { query: 'up{x="😀"}' })).toEqual([]);
+  });
+});

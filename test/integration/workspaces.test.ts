@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ExecuteQuery, GetAvailableWorkspaces, GetServerInfo } from "../../tools/index.js";
+import { MAX_CACHED_CLIENTS } from "../../src/prometheus/controlPlane.js";
+import { PARTITIONS } from "../../src/prometheus/regions.js";
+import { MAX_CACHED_ENDPOINTS } from "../../src/prometheus/workspaces.js";
+import { ExecuteQuery, GetAvailableWorkspaces, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
 import { type FakeAmp, type FakeWorkspace, startFakeAmp } from "../support/fakeAmp.js";
 import { refusedUrl } from "../support/net.js";
@@ -45,8 +48,16 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
           prometheus_url: ampUrl(1),
           region: REGION,
           is_configured: false,
+          allowed: true,
         },
-        { workspace_id: id(2), alias: "No alias", status: "CREATING", region: REGION, is_configured: false },
+        {
+          workspace_id: id(2),
+          alias: "No alias",
+          status: "CREATING",
+          region: REGION,
+          is_configured: false,
+          allowed: true,
+        },
         {
           workspace_id: id(3),
           alias: "staging",
@@ -54,8 +65,16 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
           prometheus_url: ampUrl(3),
           region: REGION,
           is_configured: false,
+          allowed: true,
         },
-        { workspace_id: id(4), alias: "old", status: "DELETING", region: REGION, is_configured: false },
+        {
+          workspace_id: id(4),
+          alias: "old",
+          status: "DELETING",
+          region: REGION,
+          is_configured: false,
+          allowed: true,
+        },
         {
           workspace_id: id(5),
           alias: "No alias",
@@ -63,6 +82,7 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
           prometheus_url: ampUrl(5),
           region: REGION,
           is_configured: false,
+          allowed: true,
         },
       ],
       count: 5,
@@ -87,13 +107,14 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
       "prometheus_url",
       "region",
       "is_configured",
+      "allowed",
     ]);
     expect(amp.calls.ListWorkspaces).toBe(3);
     expect(amp.calls.DescribeWorkspace).toBe(3);
     expect(amp.rejected).toBe(0);
   });
 
-  it("lists the workspace named by PROMETHEUS_URL first, with the note", async () => {
+  it("lists the workspace named by PROMETHEUS_URL first, with the note; only it is allowed", async () => {
     const result = (await callTool(GetAvailableWorkspaces, {}, call({ prometheusUrl: ampUrl(3) }))) as {
       workspaces: Record<string, unknown>[];
     } & Record<string, unknown>;
@@ -106,13 +127,61 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
       region: REGION,
       is_configured: true,
       note: "(Detected from URL - will be used automatically)",
+      allowed: true,
     });
-    expect(result.workspaces.slice(1).every((w) => w.is_configured === false && !("note" in w))).toBe(true);
+    expect(Object.keys(result.workspaces[0] as object)).toEqual([
+      "workspace_id",
+      "alias",
+      "status",
+      "prometheus_url",
+      "region",
+      "is_configured",
+      "note",
+      "allowed",
+    ]);
+    expect(
+      result.workspaces
+        .slice(1)
+        .every((w) => w.is_configured === false && !("note" in w) && w.allowed === false),
+    ).toBe(true);
     expect(result).toMatchObject({
       count: 5,
       requires_user_selection: false,
       configured_workspace_id: id(3),
-      message: `A workspace ID (${id(3)}) was detected in the URL and will be used automatically. You can override it by explicitly providing a workspace_id parameter.`,
+      message: `This deployment may read only workspace ${id(3)}. It was detected in the URL and is used automatically. Other workspaces are refused.`,
+    });
+    expect(result.message).not.toMatch(/override/);
+  });
+
+  it("with ALLOWED_WORKSPACES too, marks those allowed and says which may be used", async () => {
+    const result = (await callTool(
+      GetAvailableWorkspaces,
+      {},
+      call({ prometheusUrl: ampUrl(3), allowedWorkspaces: [id(5), "ws-elsewhere"] }),
+    )) as { workspaces: Record<string, unknown>[] } & Record<string, unknown>;
+    expect(result.workspaces.map((w) => [w.workspace_id, w.allowed])).toEqual([
+      [id(3), true],
+      [id(1), false],
+      [id(2), false],
+      [id(4), false],
+      [id(5), true],
+    ]);
+    expect(result.message).toBe(
+      `This deployment may read only these workspaces: ${id(3)}, ${id(5)}, ws-elsewhere. ${id(3)} was detected in the URL and is used automatically; pass another of them as workspace_id to query it. Other workspaces are refused.`,
+    );
+  });
+
+  it("with an allow-list alone, asks to choose among the allowed ones", async () => {
+    const result = (await callTool(
+      GetAvailableWorkspaces,
+      {},
+      call({ allowedWorkspaces: [id(1), id(5)] }),
+    )) as { workspaces: Record<string, unknown>[] } & Record<string, unknown>;
+    expect(result.workspaces.filter((w) => w.allowed).map((w) => w.workspace_id)).toEqual([id(1), id(5)]);
+    expect(result).toMatchObject({
+      requires_user_selection: true,
+      configured_workspace_id: null,
+      message: `This deployment may read only these workspaces: ${id(1)}, ${id(5)}. Pass one of them as workspace_id. Other workspaces are refused.`,
     });
   });
 
@@ -170,9 +239,133 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
     });
   });
 
-  it("an explicit workspace_id is resolved even when PROMETHEUS_URL names another one", async () => {
-    const info = await callTool(GetServerInfo, { workspace_id: id(1) }, call({ prometheusUrl: ampUrl(3) }));
+  it("a PROMETHEUS_URL naming a workspace refuses any other workspace_id, before any request", async () => {
+    for (const tool of [GetServerInfo, ListMetrics, ExecuteQuery]) {
+      const error = await toolError(
+        tool,
+        { workspace_id: id(1), query: "up" },
+        call({ prometheusUrl: ampUrl(3) }),
+      );
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error.message).toBe(
+        `Workspace ${id(1)} is not one this deployment may read: it is limited to ${id(3)}. Omit workspace_id to use the configured ${id(3)}. To read others, the deployer must add them to ALLOWED_WORKSPACES (the allowedWorkspaces parameter).`,
+      );
+    }
+    expect(amp.calls).toEqual({ ListWorkspaces: 0, DescribeWorkspace: 0 });
+    expect(amp.rejected).toBe(0);
+    // The configured workspace itself may still be named.
+    const info = await callTool(GetServerInfo, { workspace_id: id(3) }, call({ prometheusUrl: ampUrl(3) }));
+    expect(info).toMatchObject({ prometheus_url: ampUrl(3).slice(0, -1) });
+  });
+
+  it("ALLOWED_WORKSPACES adds workspaces a pinned deployment may read, or alone limits it", async () => {
+    const pinned = call({ prometheusUrl: ampUrl(3), allowedWorkspaces: [id(1)] });
+    expect(await callTool(GetServerInfo, { workspace_id: id(1) }, pinned)).toMatchObject({
+      prometheus_url: ampUrl(1).slice(0, -1),
+    });
+    const listOnly = call({ allowedWorkspaces: [id(1), id(5)] });
+    expect(await callTool(GetServerInfo, { workspace_id: id(5) }, listOnly)).toMatchObject({
+      prometheus_url: ampUrl(5).slice(0, -1),
+    });
+    amp.resetCalls();
+    const refused = await toolError(GetServerInfo, { workspace_id: id(3) }, listOnly);
+    expect(refused.message).toMatch(
+      new RegExp(
+        `^Workspace ${id(3)} is not one this deployment may read: it is limited to ${id(1)}, ${id(5)}\\. To read others`,
+      ),
+    );
+    const required = await toolError(ExecuteQuery, { query: "up" }, listOnly);
+    expect(required.message).toBe(
+      `Workspace ID is required when no Prometheus URL is configured. This deployment may read ${id(1)}, ${id(5)}: pass one of them as workspace_id.`,
+    );
+    expect(amp.calls).toEqual({ ListWorkspaces: 0, DescribeWorkspace: 0 });
+  });
+
+  it("a plain Prometheus PROMETHEUS_URL without an allow-list does not limit workspace_id (documented)", async () => {
+    const info = await callTool(
+      GetServerInfo,
+      { workspace_id: id(1) },
+      call({ prometheusUrl: "http://prometheus.internal:9090/" }),
+    );
     expect(info).toMatchObject({ prometheus_url: ampUrl(1).slice(0, -1) });
+  });
+
+  it("refuses a region outside the function's partition before building any client", async () => {
+    const first = call();
+    for (const [tool, args] of [
+      [GetAvailableWorkspaces, { region: "us-fake-9" }],
+      [GetServerInfo, { region: "us-fake-9" }],
+      [GetServerInfo, { region: "us-fake-9", workspace_id: id(1) }],
+      [ExecuteQuery, { region: "cn-north-1", workspace_id: id(1), query: "up" }],
+    ] as const) {
+      const error = await toolError(tool, args, makeToolCall(first.settings, { upstream: first.upstream }));
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error.message).toMatch(
+        /^Unknown AWS region "(us-fake-9|cn-north-1)": this function runs in the aws partition, whose regions include us-west-2, .*us-east-1.*\. Pass one of them, or omit region to use us-west-2\.$/,
+      );
+    }
+    expect(first.upstream.cacheSizes()).toEqual({
+      credentialsProviders: 0,
+      ampClients: 0,
+      signers: 0,
+      workspaceEndpoints: 0,
+    });
+    expect(amp.calls).toEqual({ ListWorkspaces: 0, DescribeWorkspace: 0 });
+    expect(amp.rejected).toBe(0);
+  });
+
+  it("a hundred made-up regions, thirty times over, build nothing", async () => {
+    const first = call();
+    for (let round = 0; round < 30; round++) {
+      for (let n = 0; n < 100; n++) {
+        await expect(
+          callTool(
+            GetServerInfo,
+            { region: `xx-made-${n}`, workspace_id: id(1) },
+            makeToolCall(first.settings, { upstream: first.upstream }),
+          ),
+        ).rejects.toThrow(/^Unknown AWS region/);
+      }
+    }
+    expect(Object.values(first.upstream.cacheSizes())).toEqual([0, 0, 0, 0]);
+    expect(amp.calls.DescribeWorkspace).toBe(0);
+  });
+
+  it("keeps at most MAX_CACHED_CLIENTS AMP clients however many real regions are used", async () => {
+    const first = call();
+    const regions = (PARTITIONS[0]?.regions ?? []).filter((region) => region !== REGION);
+    expect(regions.length).toBeGreaterThan(MAX_CACHED_CLIENTS);
+    for (const region of regions) {
+      // The fake only accepts us-west-2 signatures: each call fails, but only after its client was built.
+      await toolError(
+        GetAvailableWorkspaces,
+        { region },
+        makeToolCall(first.settings, { upstream: first.upstream }),
+      );
+    }
+    expect(amp.rejected).toBe(regions.length);
+    expect(first.upstream.cacheSizes()).toMatchObject({
+      ampClients: MAX_CACHED_CLIENTS,
+      credentialsProviders: 1,
+    });
+  });
+
+  it("keeps at most MAX_CACHED_ENDPOINTS workspace endpoints", async () => {
+    const many = Array.from({ length: MAX_CACHED_ENDPOINTS + 20 }, (_, n) => ({
+      workspaceId: `ws-many-${n}`,
+      status: "ACTIVE",
+    }));
+    amp.setWorkspaces(many);
+    const first = call();
+    for (const { workspaceId } of many) {
+      await callTool(
+        GetServerInfo,
+        { workspace_id: workspaceId },
+        makeToolCall(first.settings, { upstream: first.upstream }),
+      );
+    }
+    expect(amp.calls.DescribeWorkspace).toBe(many.length);
+    expect(first.upstream.cacheSizes().workspaceEndpoints).toBe(MAX_CACHED_ENDPOINTS);
   });
 
   it("says the role lacks the aps permission on AccessDenied", async () => {

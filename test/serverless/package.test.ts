@@ -23,6 +23,8 @@ interface Statement {
   Resource: unknown;
 }
 
+/** The aps actions that read a workspace's metrics: granted only on the workspaces a deployment may read. */
+const APS_DATA_ACTIONS = ["aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries", "aps:QueryMetrics"];
 const APS_ACTIONS = [
   "aps:DescribeWorkspace",
   "aps:GetLabels",
@@ -125,12 +127,35 @@ function expectSessionsTable(template: Template, stage: string): string {
   return logicalId;
 }
 
+/** `arn:${AWS::Partition}:aps:<region>:${AWS::AccountId}:<resource>` as the template builds it. */
+function apsArn(resource: string, region: unknown = { Ref: "AWS::Region" }): unknown {
+  return {
+    "Fn::Join": [":", ["arn", { Ref: "AWS::Partition" }, "aps", region, { Ref: "AWS::AccountId" }, resource]],
+  };
+}
+
+/** The resources of the one statement granting the aps data actions (and only them). */
+function dataResources(template: Template): unknown[] {
+  const statements = roleStatements(template).filter((statement) =>
+    [statement.Action].flat().some((action) => APS_DATA_ACTIONS.includes(action)),
+  );
+  expect(statements).toHaveLength(1);
+  const [statement] = statements as [Statement];
+  expect([statement.Action].flat().sort()).toEqual(APS_DATA_ACTIONS);
+  return [statement.Resource].flat();
+}
+
 /**
- * Least privilege: the six read-only aps actions (ListWorkspaces alone on "*", the rest on workspaces),
- * the four DynamoDB item actions on the sessions table's ARN only, the framework's log actions; no
- * wildcard action anywhere, only Allow.
+ * Least privilege: the six read-only aps actions (ListWorkspaces alone on "*", the rest on workspaces:
+ * the data actions on `dataOn`, by default every workspace of the account and region), the four
+ * DynamoDB item actions on the sessions table's ARN only, the framework's log actions; no wildcard
+ * action anywhere, only Allow.
  */
-function expectLeastPrivilege(template: Template, tableId: string) {
+function expectLeastPrivilege(
+  template: Template,
+  tableId: string,
+  dataOn: unknown[] = [apsArn("workspace/*")],
+) {
   const statements = roleStatements(template);
   const actions = statements.flatMap((statement) => [statement.Action].flat());
   for (const action of actions) expect(action).not.toContain("*");
@@ -146,9 +171,10 @@ function expectLeastPrivilege(template: Template, tableId: string) {
     if (isStar(statement.Resource)) {
       expect(statementActions).toEqual(["aps:ListWorkspaces"]);
     } else if (statementActions.some((action) => action.startsWith("aps:"))) {
-      expect(JSON.stringify(statement.Resource)).toContain("workspace/*");
+      expect(JSON.stringify(statement.Resource)).toContain("workspace/");
     }
   }
+  expect(dataResources(template)).toEqual(dataOn);
 
   const dynamodb = statements.filter((statement) =>
     [statement.Action].flat().some((action) => action.startsWith("dynamodb:")),
@@ -192,6 +218,7 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(functionEnvironment(template)).toEqual({
       PROMETHEUS_URL: "",
       PROMETHEUS_AUTH: "sigv4",
+      ALLOWED_WORKSPACES: "",
       AMP_ENDPOINT: "",
       PYTHON_COMPAT: "false",
       ALLOWED_ORIGINS: "",
@@ -334,6 +361,45 @@ describe("serverless package --param=auth=jwt", () => {
     const { run } = await packageTo("package-bad-auth", ["auth=none"]);
     expect(run.code).not.toBe(0);
     expect(`${run.stdout}${run.stderr}`).toContain("provider.httpApi.authorizers");
+  }, 120_000);
+});
+
+describe("serverless package with a pinned workspace and an allow-list", () => {
+  it("grants the aps data actions on those workspaces' ARNs only, and passes ALLOWED_WORKSPACES", async () => {
+    const { run, dir } = await packageTo("package-pinned", [
+      "prometheusUrl=https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-team-a/",
+      "allowedWorkspaces=ws-team-c, ws-team-d",
+    ]);
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    expect(functionEnvironment(template)).toMatchObject({
+      PROMETHEUS_URL: "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-team-a/",
+      ALLOWED_WORKSPACES: "ws-team-c, ws-team-d",
+    });
+    const tableId = expectSessionsTable(template, "dev");
+    // The pinned workspace in its URL's region; the listed ones in the stack's.
+    expectLeastPrivilege(template, tableId, [
+      apsArn("workspace/ws-team-a", "eu-west-1"),
+      apsArn("workspace/ws-team-c"),
+      apsArn("workspace/ws-team-d"),
+    ]);
+    expect(JSON.stringify(dataResources(template))).not.toContain("workspace/*");
+  }, 120_000);
+
+  it("an allow-list alone limits the grant too; a plain Prometheus URL alone does not", async () => {
+    const listOnly = await packageTo("package-allow-list", ["allowedWorkspaces=ws-team-b"]);
+    expect(listOnly.run.code, output(listOnly.run)).toBe(0);
+    expect(dataResources(await templateIn(listOnly.dir))).toEqual([apsArn("workspace/ws-team-b")]);
+
+    const plain = await packageTo("package-plain", ["prometheusUrl=http://prometheus.internal:9090/"]);
+    expect(plain.run.code, output(plain.run)).toBe(0);
+    expect(dataResources(await templateIn(plain.dir))).toEqual([apsArn("workspace/*")]);
+  }, 180_000);
+
+  it("refuses an allow-list entry that is not a workspace id", async () => {
+    const { run } = await packageTo("package-bad-allow-list", ["allowedWorkspaces=ws-team-a,team b"]);
+    expect(run.code).not.toBe(0);
+    expect(`${run.stdout}${run.stderr}`).toContain('"team b" is not an AMP workspace id');
   }, 120_000);
 });
 

@@ -1,5 +1,7 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
-import { Bridge } from "../../src/bridge/bridge.js";
+import { z } from "zod";
+import { Bridge, MAX_IN_FLIGHT } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { testContext } from "../helpers/context.js";
 import { echoServer } from "../helpers/echoServer.js";
@@ -109,6 +111,133 @@ describe("dispatch", () => {
         { id: 2, result: {} },
       ],
     });
+    await bridge.close();
+  });
+});
+
+describe("cancellations name the caller's ids", () => {
+  const sleep = (id: string | number, ms: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "sleep", arguments: { ms } },
+  });
+  const cancel = (requestId: unknown) => ({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId, reason: "user" },
+  });
+
+  it("a cancellation naming no request of this caller is dropped: the server's request 1 is not hit", async () => {
+    const aborted: string[] = [];
+    const bridge = await Bridge.open(() => echoServer(aborted));
+    // The server knows this ping-like call as private id 1; the caller's id is "a".
+    const outcome = await dispatch([sleep("a", 30), cancel(1)], {
+      context: testContext(5_000),
+      bridge: async () => bridge,
+    });
+    expect(outcome).toMatchObject({
+      kind: "batch",
+      replies: [{ id: "a", result: { content: [{ text: "slept" }] } }],
+    });
+    expect(aborted).toEqual([]);
+    await bridge.close();
+  });
+
+  it("a batch's cancellation answers its request at once as cancelled and aborts it on the server", async () => {
+    const aborted: string[] = [];
+    const bridge = await Bridge.open(() => echoServer(aborted));
+    const started = Date.now();
+    const outcome = await dispatch([sleep("slow", 60_000), cancel("slow")], {
+      context: testContext(10_000),
+      bridge: async () => bridge,
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(outcome).toStrictEqual({
+      kind: "batch",
+      replies: [
+        { jsonrpc: "2.0", id: "slow", error: { code: -32800, message: "Request cancelled by the client" } },
+      ],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(aborted).toHaveLength(1);
+    await bridge.close();
+  });
+
+  it("a cancellation sent later on the same bridge (a session) reaches the request by its caller id", async () => {
+    const aborted: string[] = [];
+    const bridge = await Bridge.open(() => echoServer(aborted));
+    const options = { context: testContext(10_000), bridge: async () => bridge };
+    const pending = dispatch(sleep(42, 60_000), options);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Same value, other type: not the same id.
+    await dispatch(cancel("42"), options);
+    await dispatch(cancel(42), options);
+    expect(await pending).toMatchObject({ kind: "single", reply: { id: 42, error: { code: -32800 } } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(aborted).toHaveLength(1);
+    await bridge.close();
+  });
+});
+
+describe("fan-out", () => {
+  it("a batch of 20 calls runs at most 8 at a time and answers in order", async () => {
+    let running = 0;
+    let most = 0;
+    const bridge = await Bridge.open(() => {
+      const server = new McpServer({ name: "count", version: "1" });
+      server.registerTool("work", { inputSchema: { n: z.number() } }, async ({ n }) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        return { content: [{ type: "text", text: String(n) }] };
+      });
+      return server;
+    });
+    const batch = Array.from({ length: 20 }, (_, n) => ({
+      jsonrpc: "2.0",
+      id: n,
+      method: "tools/call",
+      params: { name: "work", arguments: { n } },
+    }));
+    const outcome = await dispatch(batch, { context: testContext(10_000), bridge: async () => bridge });
+    expect(most).toBe(MAX_IN_FLIGHT);
+    expect(outcome.kind === "batch" && outcome.replies.map((reply) => reply.id)).toEqual(
+      batch.map((m) => m.id),
+    );
+    expect(
+      outcome.kind === "batch" &&
+        outcome.replies.map(
+          (reply) =>
+            (reply as unknown as { result: { content: { text: string }[] } }).result.content[0]?.text,
+        ),
+    ).toEqual(batch.map((m) => String(m.id)));
+    await bridge.close();
+  });
+
+  it("a waiting request still times out at its deadline, and a cancelled one never reaches the server", async () => {
+    const aborted: string[] = [];
+    const bridge = await Bridge.open(() => echoServer(aborted));
+    const batch = [
+      ...Array.from({ length: MAX_IN_FLIGHT }, (_, n) => ({
+        jsonrpc: "2.0",
+        id: n,
+        method: "tools/call",
+        params: { name: "sleep", arguments: { ms: 60_000 } },
+      })),
+      { jsonrpc: "2.0", id: "queued", method: "tools/call", params: { name: "sleep", arguments: { ms: 1 } } },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "queued" } },
+    ];
+    const outcome = await dispatch(batch, { context: testContext(300), bridge: async () => bridge });
+    const replies = outcome.kind === "batch" ? outcome.replies : [];
+    expect(
+      replies.slice(0, MAX_IN_FLIGHT).every((reply) => "error" in reply && reply.error.code === -32001),
+    ).toBe(true);
+    expect(replies[MAX_IN_FLIGHT]).toMatchObject({ id: "queued", error: { code: -32800 } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The eight running ones were cancelled at the deadline; the queued one was never started.
+    expect(aborted).toHaveLength(MAX_IN_FLIGHT);
     await bridge.close();
   });
 });

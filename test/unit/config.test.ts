@@ -6,6 +6,7 @@ describe("configuration", () => {
     expect(loadConfig({})).toStrictEqual({
       prometheusUrl: undefined,
       prometheusAuth: "sigv4",
+      allowedWorkspaces: [],
       awsRegion: "us-east-1",
       ampEndpoint: undefined,
       sessionTable: undefined,
@@ -26,6 +27,7 @@ describe("configuration", () => {
     const config = loadConfig({
       PROMETHEUS_URL: "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1/",
       PROMETHEUS_AUTH: "none",
+      ALLOWED_WORKSPACES: " ws-a, ws-b_2 ,,ws-a",
       AWS_REGION: "eu-central-1",
       AMP_ENDPOINT: "http://127.0.0.1:9999",
       SESSION_TABLE: "sessions",
@@ -41,6 +43,7 @@ describe("configuration", () => {
     });
     expect(config).toMatchObject({
       prometheusAuth: "none",
+      allowedWorkspaces: ["ws-a", "ws-b_2"],
       awsRegion: "eu-central-1",
       sessions: "required",
       sessionTtlSeconds: 60,
@@ -83,6 +86,8 @@ describe("configuration", () => {
     ["MAX_RESULT_BYTES", "6000001"],
     ["MAX_RESULT_BYTES", "100k"],
     ["LOG_LEVEL", "LOUD"],
+    ["ALLOWED_WORKSPACES", "ws-a,team-b"],
+    ["ALLOWED_WORKSPACES", "ws-a ws-b"],
   ])("a bad %s (%s) fails with one line naming the variable", (name, value) => {
     let error: unknown;
     try {
@@ -95,6 +100,31 @@ describe("configuration", () => {
     expect(message).toContain(name);
     expect(message).toContain(JSON.stringify(value));
     expect(message).not.toContain("\n");
+  });
+
+  it("never quotes the user:password of a URL in its error line", () => {
+    for (const env of [
+      { PROMETHEUS_URL: "ftp://admin:hunter2@prometheus.example.com/" },
+      { AMP_ENDPOINT: "https://admin:hunter2@" },
+      // SigV4 signs the Authorization header: basic credentials cannot go with it.
+      { PROMETHEUS_URL: "https://admin:hunter2@aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-1/" },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      try {
+        loadConfig(env);
+      } catch (error) {
+        const message = (error as Error).message;
+        expect(message).toContain(Object.keys(env)[0] as string);
+        expect(message).not.toContain("hunter2");
+        expect(message).not.toContain("admin");
+      }
+    }
+    expect(() =>
+      loadConfig({
+        PROMETHEUS_URL: "https://admin:hunter2@prometheus.example.com/",
+        PROMETHEUS_AUTH: "none",
+      }),
+    ).not.toThrow();
   });
 
   it("a cold start with a bad value fails with the one-line error as its whole stack", () => {

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Handler, makeHandler } from "../helpers/handler.js";
+import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { refusedUrl } from "../support/net.js";
+import { type FuzzConfig, formatReport, fuzz } from "./harness.js";
+import { type FuzzUpstream, startFuzzUpstream } from "./upstream.js";
+
+/**
+ * The whole handler under fast-check (as Middy keeps `index.fuzz.js` beside its code): every event
+ * shape, hostile values, random JSON-RPC, random remaining time, three configurations, the memory and
+ * the DynamoDB session store. Invariants: test/fuzz/oracle.ts.
+ *
+ * `npm test` runs FUZZ_RUNS=20000 cases, about 24,000 events (fixed seeds, printed); `npm run fuzz`
+ * runs 100,000 cases.
+ * FUZZ_SEED=<n> changes the seeds (config i uses n + i); FUZZ_CONFIG=<name> runs one configuration;
+ * FUZZ_SEED with FUZZ_PATH (both printed with every finding) replays one event of FUZZ_CONFIG.
+ */
+
+const TOTAL_RUNS = Number(process.env.FUZZ_RUNS ?? 20_000);
+const SEED = Number(process.env.FUZZ_SEED ?? 20_260_728);
+const ONLY = process.env.FUZZ_CONFIG;
+const REPLAY_PATH = process.env.FUZZ_PATH;
+const REGION = "us-east-1";
+
+interface Planned {
+  config: (deps: Dependencies) => FuzzConfig;
+  /** Share of TOTAL_RUNS. */
+  share: number;
+}
+
+interface Dependencies {
+  upstream: FuzzUpstream;
+  dynalite: Dynalite;
+  refused: string;
+}
+
+const LOGS = { LOG_LEVEL: "INFO", AWS_REGION: REGION };
+
+const PLANS: Planned[] = [
+  {
+    share: 0.4,
+    config: ({ upstream }) => ({
+      name: "default",
+      pythonCompat: false,
+      sessions: "optional",
+      env: { ...LOGS, PROMETHEUS_URL: upstream.prometheusUrl, AMP_ENDPOINT: upstream.ampUrl },
+    }),
+  },
+  {
+    share: 0.3,
+    config: ({ upstream, dynalite }) => ({
+      name: "compat-required-dynamodb",
+      pythonCompat: true,
+      sessions: "required",
+      env: {
+        ...LOGS,
+        PYTHON_COMPAT: "true",
+        SESSIONS: "required",
+        MAX_BODY_BYTES: "4096",
+        SESSION_TABLE: dynalite.tableName,
+        DYNAMODB_ENDPOINT: dynalite.endpoint,
+        AMP_ENDPOINT: upstream.ampUrl,
+      },
+    }),
+  },
+  {
+    share: 0.3,
+    config: ({ upstream, refused }) => ({
+      name: "sessions-off-any-origin",
+      pythonCompat: false,
+      sessions: "off",
+      env: {
+        ...LOGS,
+        SESSIONS: "off",
+        ALLOWED_ORIGINS: "*",
+        PROMETHEUS_URL: refused,
+        PROMETHEUS_AUTH: "none",
+        AMP_ENDPOINT: upstream.ampUrl,
+        AWS_LAMBDA_FUNCTION_NAME: "prometheus-mcp-lambda-fuzz",
+      },
+    }),
+  },
+];
+
+/** Per case, at most: most take a few ms; a few wait on timeouts and retries. */
+const MS_PER_CASE_BUDGET = 40;
+
+describe("fuzz: the whole handler", () => {
+  let dependencies: Dependencies;
+
+  beforeAll(async () => {
+    const upstream = await startFuzzUpstream(REGION);
+    const dynalite = await startDynalite();
+    dependencies = { upstream, dynalite, refused: await refusedUrl() };
+  });
+
+  afterAll(async () => {
+    await dependencies?.upstream.close();
+    await dependencies?.dynalite.close();
+  });
+
+  PLANS.forEach((plan, index) => {
+    const runs = Math.max(1, Math.round(TOTAL_RUNS * plan.share));
+    const seed = SEED + index;
+    it(
+      `configuration ${index + 1}: ${runs} cases (one event, or two to four at once) keep every invariant (seed ${seed})`,
+      async () => {
+        const config = plan.config(dependencies);
+        if (ONLY !== undefined && ONLY !== config.name) {
+          console.log(`fuzz ${config.name}: not selected (FUZZ_CONFIG=${ONLY})`);
+          return;
+        }
+        const handler: Handler = makeHandler(config.env);
+        const report = await fuzz(handler, config, {
+          runs: REPLAY_PATH === undefined ? runs : 1,
+          seed,
+          ...(REPLAY_PATH === undefined ? {} : { path: REPLAY_PATH }),
+        });
+        const replay = `FUZZ_CONFIG=${config.name} FUZZ_SEED=${SEED}`;
+        console.log(formatReport(report, replay));
+        expect(report.findings.map((finding) => finding.problem)).toStrictEqual([]);
+      },
+      runs * MS_PER_CASE_BUDGET + 120_000,
+    );
+  });
+});

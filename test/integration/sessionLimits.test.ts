@@ -1,0 +1,171 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
+import { type SessionChanges, SessionStoreError, type UpdateResult } from "../../src/sessions/store.js";
+import { FailingStore } from "../helpers/failingStore.js";
+import {
+  callHttp,
+  type Handler,
+  type HttpResult,
+  header,
+  JSON_HEADERS,
+  makeHandler,
+} from "../helpers/handler.js";
+import { ignores } from "../helpers/logLevel.js";
+import { type Dynalite, startDynalite } from "../support/dynalite.js";
+
+/** Sessions through the whole handler: what a client sees of the session store's limits and failures. */
+
+const BASE_ENV = { PROMETHEUS_URL: "http://127.0.0.1:1", PROMETHEUS_AUTH: "none" };
+
+function postRaw(handler: Handler, body: string, sessionId?: string): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+  return callHttp(handler, { method: "POST", path: "/mcp", headers, body });
+}
+
+const post = (handler: Handler, body: unknown, sessionId?: string) =>
+  postRaw(handler, JSON.stringify(body), sessionId);
+
+function initializeWith(paramsJson: string): string {
+  return `{"jsonrpc":"2.0","id":"init-1","method":"initialize","params":${paramsJson}}`;
+}
+
+const CLIENT = '"protocolVersion":"2025-06-18","clientInfo":{"name":"c","version":"1"}';
+
+/** The reproductions of the review: each was a 503 (DynamoDB) or a 500 (memory) before. */
+const UNSTORABLE: [string, string, RegExp][] = [
+  [
+    "a number like 1e300 in capabilities",
+    `{${CLIENT},"capabilities":{"roots":{"listChanged":true,"depth":1e300}}}`,
+    /^Invalid params for initialize: params\.capabilities\.roots\.depth is 1e\+300, a number a session cannot store exactly: numbers must be 0 or between 1e-130 and 9007199254740991 \(2\^53 - 1\) in magnitude$/,
+  ],
+  [
+    "2^53 + 2 in clientInfo",
+    '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1","build":9007199254740994}}',
+    /^Invalid params for initialize: params\.clientInfo\.build is 9007199254740994, a number a session cannot store exactly/,
+  ],
+  [
+    "a 420 KB clientInfo.name",
+    `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"${"x".repeat(420_000)}","version":"1"}}`,
+    /^Invalid params for initialize: params take more than 65536 bytes as JSON; a session stores at most 65536; the longest string is params\.clientInfo\.name, 420000 characters$/,
+  ],
+  [
+    "a capability key named constructor (the DynamoDB marshaller took the map for a class)",
+    `{${CLIENT},"capabilities":{"constructor":"x"}}`,
+    /^Invalid params for initialize: params\.capabilities\.constructor: a key named "constructor" cannot be stored in a session$/,
+  ],
+  [
+    "params nested 3,000 deep",
+    `{${CLIENT},"capabilities":{},"extra":${'{"a":'.repeat(2_999)}{}${"}".repeat(2_999)}}`,
+    /^Invalid params for initialize: params\.extra\.a\.a\.a\.a\.a\.….* is nested 21 levels deep, deeper than the 20 a session stores$/,
+  ],
+];
+
+describe.each([
+  { store: "memory", dynamo: false },
+  { store: "DynamoDB (dynalite)", dynamo: true },
+])("initialize params the session store cannot hold, $store", ({ dynamo }) => {
+  let dynalite: Dynalite | undefined;
+  let handler: Handler;
+
+  beforeAll(async () => {
+    if (dynamo) dynalite = await startDynalite();
+    handler = makeHandler({
+      ...BASE_ENV,
+      ...(dynalite ? { SESSION_TABLE: dynalite.tableName, DYNAMODB_ENDPOINT: dynalite.endpoint } : {}),
+    });
+  });
+  afterAll(async () => {
+    await dynalite?.close();
+  });
+
+  it.each(UNSTORABLE)(
+    "%s: 400 with -32602 naming what is wrong and the limit, no session",
+    async (_, params, message) => {
+      const result = await postRaw(handler, initializeWith(params));
+      expect(result.statusCode).toBe(400);
+      expect(header(result, "Mcp-Session-Id")).toBeUndefined();
+      expect(header(result, "Retry-After")).toBeUndefined();
+      const body = JSON.parse(result.body);
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: "init-1", error: { code: -32602 } });
+      expect(body.error.message).toMatch(message);
+    },
+  );
+
+  it("a real client's initialize (a few KB of capabilities) starts a session", async () => {
+    const capabilities = {
+      roots: { listChanged: true },
+      sampling: {},
+      elicitation: {},
+      experimental: { "vendor.feature": { models: Array.from({ length: 100 }, (_, i) => `model-${i}`) } },
+    };
+    const result = await post(handler, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities, clientInfo: { name: "IDE", version: "1.2.3" } },
+    });
+    expect(result.statusCode).toBe(200);
+    const id = header(result, "Mcp-Session-Id") as string;
+    expect((await post(handler, { jsonrpc: "2.0", id: 2, method: "ping" }, id)).statusCode).toBe(200);
+  });
+});
+
+describe("through the handler", () => {
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  };
+
+  it("a logging/setLevel whose write fails is 503 and not kept; the next request is served as the record says", async () => {
+    const store = new FailingStore();
+    const servers: McpServer[] = [];
+    const handler = makeHandler(BASE_ENV, { sessionStore: store, onServerCreated: (s) => servers.push(s) });
+    const id = header(await post(handler, initialize), "Mcp-Session-Id") as string;
+
+    store.failures = 1;
+    const failed = await post(
+      handler,
+      { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "error" } },
+      id,
+    );
+    expect(failed.statusCode).toBe(503);
+    expect(header(failed, "Retry-After")).toBe("1");
+    expect((await store.get(id))?.logLevel).toBeUndefined();
+
+    // Same container, next request: a server rebuilt from the record, with no level set.
+    expect((await post(handler, { jsonrpc: "2.0", id: 3, method: "ping" }, id)).statusCode).toBe(200);
+    expect(servers).toHaveLength(2);
+    expect(ignores(servers[1], "warning")).toBe(false);
+
+    // The client retries once the store answers again.
+    const retried = await post(
+      handler,
+      { jsonrpc: "2.0", id: 4, method: "logging/setLevel", params: { level: "error" } },
+      id,
+    );
+    expect(retried.statusCode).toBe(200);
+    expect(await store.get(id)).toMatchObject({ logLevel: "error", version: 2 });
+    expect((await post(handler, { jsonrpc: "2.0", id: 5, method: "ping" }, id)).statusCode).toBe(200);
+    expect(servers).toHaveLength(2);
+    expect(ignores(servers[1], "warning")).toBe(true);
+  });
+
+  it("a session evicted from a full memory store answers 404 exactly as an unknown id", async () => {
+    const handler = makeHandler(BASE_ENV, {
+      sessionStore: new MemorySessionStore(Date.now, { maxSessions: 2 }),
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(header(await post(handler, initialize), "Mcp-Session-Id") as string);
+    const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
+    const evicted = await post(handler, ping, ids[0]);
+    const unknown = await post(handler, ping, "0f8fad5b-d9cb-469f-a165-70867728950e");
+    expect(evicted.statusCode).toBe(404);
+    expect(evicted.body).toBe(unknown.body);
+    expect(JSON.parse(evicted.body)).toMatchObject({ error: { code: -32001, message: "Session not found" } });
+    for (const id of ids.slice(1)) expect((await post(handler, ping, id)).statusCode).toBe(200);
+  });
+});
