@@ -62,12 +62,20 @@ export function resolveRegion(region: string | null | undefined, settings: Targe
   return regionsFor(settings.defaultRegion).check(region ?? settings.defaultRegion);
 }
 
+/** A Prometheus URL as the data plane uses it: its API base, its server URL, its credentials apart. */
+function located(url: string): Omit<Target, "region"> {
+  const { url: bare, basicAuth } = splitCredentials(url);
+  const apiUrl = normaliseApiUrl(bare);
+  return { apiUrl, serverUrl: serverUrlOf(apiUrl), ...(basicAuth ? { basicAuth } : {}) };
+}
+
 /**
  * Where queries go: a workspace id is resolved to its Prometheus endpoint with one DescribeWorkspace,
  * kept for the life of this object (an id's endpoint never changes), else the configured URL.
  */
 export class Workspaces {
   private readonly endpoints = new Memo<Promise<string>>(MAX_CACHED_ENDPOINTS);
+  private configured: Omit<Target, "region"> | undefined;
   /** Which workspaces this deployment may read. */
   readonly access: WorkspaceAccess;
 
@@ -104,17 +112,14 @@ export class Workspaces {
   async find(request: TargetRequest, context: RequestContext): Promise<Target | undefined> {
     if (request.workspaceId) this.access.check(request.workspaceId);
     const region = resolveRegion(request.region, this.settings);
-    let url: string;
     if (request.workspaceId) {
-      url = await this.endpoint(request.workspaceId, { region, profile: request.profile }, context);
-    } else if (this.settings.prometheusUrl) {
-      url = this.settings.prometheusUrl;
-    } else {
-      return undefined;
+      const url = await this.endpoint(request.workspaceId, { region, profile: request.profile }, context);
+      return { ...located(url), region };
     }
-    const { url: bare, basicAuth } = splitCredentials(url);
-    const apiUrl = normaliseApiUrl(bare);
-    return { apiUrl, serverUrl: serverUrlOf(apiUrl), region, ...(basicAuth ? { basicAuth } : {}) };
+    if (!this.settings.prometheusUrl) return undefined;
+    // Parsing a URL costs microseconds; the configured one is parsed once.
+    this.configured ??= located(this.settings.prometheusUrl);
+    return { ...this.configured, region };
   }
 
   /** Like `find`, but a missing target is the "Workspace ID is required…" error. */
