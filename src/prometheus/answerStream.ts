@@ -243,11 +243,7 @@ export class AnswerScanner {
         }
 
         case ELEMENT_STRING: {
-          while (i < n) {
-            const d = buf[i];
-            if (d === QUOTE) break;
-            i += d === BACKSLASH ? 2 : 1;
-          }
+          i = stringEnd(buf, i, n);
           if (i >= n) {
             if (i > n) this.escape = true;
             break;
@@ -317,11 +313,7 @@ export class AnswerScanner {
         }
 
         case STRING: {
-          while (i < n) {
-            const d = buf[i];
-            if (d === QUOTE) break;
-            i += d === BACKSLASH ? 2 : 1;
-          }
+          i = stringEnd(buf, i, n);
           if (i >= n) {
             if (i > n) this.escape = true;
             break;
@@ -541,4 +533,18 @@ function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
     at += part.length;
   }
   return joined;
+}
+
+/**
+ * The index of the closing quote of a string whose body continues at `i`, or `n` or more when the
+ * chunk ends first (`n + 1`: it ended on a backslash, so the next chunk's first byte is escaped).
+ */
+function stringEnd(buf: Uint8Array, from: number, n: number): number {
+  let i = from;
+  while (i < n) {
+    const d = buf[i];
+    if (d === QUOTE) return i;
+    i += d === BACKSLASH ? 2 : 1;
+  }
+  return i;
 }
