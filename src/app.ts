@@ -17,8 +17,17 @@ import { createUpstream } from "./prometheus/upstream.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
-import { handleMcp, type McpRouteOptions } from "./routes/mcp.js";
-import { mcpServerFactory, SERVER_NAME, SERVER_VERSION } from "./server.js";
+import { handleMcp, type McpRouteOptions, type McpRouteResult } from "./routes/mcp.js";
+import type { ModernOptions } from "./routes/modern.js";
+import {
+  INSTRUCTIONS,
+  type McpServerFactory,
+  mcpServerFactory,
+  SERVER_NAME,
+  SERVER_VERSION,
+  type ServerOptions,
+  TOOLS_CAPABILITY,
+} from "./server.js";
 import { DynamoSessionStore } from "./sessions/dynamoStore.js";
 import { SessionManager } from "./sessions/manager.js";
 import { MemorySessionStore } from "./sessions/memoryStore.js";
@@ -66,7 +75,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     ampEndpoint: config.ampEndpoint,
     profileSupported: !config.inLambda,
   };
-  const makeServer = mcpServerFactory({
+  const serverOptions: ServerOptions = {
     tools: dependencies.tools ?? ampTools,
     settings,
     upstream: createUpstream(settings),
@@ -74,13 +83,27 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     pythonLayout: config.pythonCompat,
     maxResultBytes: config.maxResultBytes,
     onFault: reportFault,
-  });
-  const openBridge = (): Promise<Bridge> =>
+  };
+  const bridgeTo = (makeServer: McpServerFactory) => (): Promise<Bridge> =>
     Bridge.open((forwarded) => {
       const server = makeServer(forwarded);
       dependencies.onServerCreated?.(server);
       return server;
     });
+  const makeServer = mcpServerFactory(serverOptions);
+  const openBridge = bridgeTo(makeServer);
+  // PYTHON_COMPAT is for the Python Lambda's (legacy) clients: 2026-07-28 requests get the spec's results.
+  const modern: ModernOptions = {
+    openBridge: config.pythonCompat
+      ? bridgeTo(mcpServerFactory({ ...serverOptions, toolFailuresAsErrors: false, pythonLayout: false }))
+      : openBridge,
+    identity: {
+      name: SERVER_NAME,
+      version: SERVER_VERSION,
+      instructions: INSTRUCTIONS,
+      capabilities: TOOLS_CAPABILITY,
+    },
+  };
 
   const sessions =
     config.sessions === "off"
@@ -98,6 +121,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     openBridge,
     sessions,
     sessionsRequired: config.sessions === "required",
+    modern,
   };
 
   /** A fresh request context whose deadline leaves DEADLINE_MARGIN_MS to answer; `end()` it when answered. */
@@ -115,7 +139,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
 
   async function handleHttp(request: HttpRequest, lambda: Context | undefined): Promise<HttpResponse> {
     const startedAt = performance.now();
-    let methods: string[] = [];
+    let served: McpRouteResult | undefined;
     let response: HttpResponse;
     const route = routeOf(request.path);
     if (route === "health" && request.method === "GET") {
@@ -123,7 +147,8 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     } else if (route === "mcp") {
       const started = startRequestIn(lambda, request.principal, HTTP_REPLY_BYTES);
       try {
-        ({ response, methods } = await handleMcp(request, mcpOptions, started));
+        served = await handleMcp(request, mcpOptions, started);
+        response = served.response;
       } finally {
         started.end();
       }
@@ -136,7 +161,9 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
       path: cut(request.path || "-", LOGGED_PATH_CHARS),
       status: response.statusCode,
       principal: loggedPrincipal(request.principal),
-      ...summarizeMethods(methods),
+      ...summarizeMethods(served?.methods ?? []),
+      ...(served?.era === undefined ? {} : { era: served.era }),
+      ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
       ms: elapsedSince(startedAt),
     });
     return response;
@@ -146,15 +173,17 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     const startedAt = performance.now();
     const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES);
     try {
-      const { result, outcome } = await handleDirect(
+      const { result, outcome, era, traceId } = await handleDirect(
         payload,
-        { pythonCompat: config.pythonCompat, openBridge },
+        { pythonCompat: config.pythonCompat, openBridge, modern },
         started,
       );
       logger.info("direct invocation", {
         outcome,
         principal: loggedPrincipal(undefined),
         ...summarizeMethods(methodNamesIn(payload)),
+        era,
+        ...(traceId === undefined ? {} : { trace_id: traceId }),
         ms: elapsedSince(startedAt),
       });
       return result;

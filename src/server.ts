@@ -23,10 +23,13 @@ import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
 export const SERVER_NAME = "prometheus-mcp-lambda";
 export const SERVER_VERSION: string = packageJson.version;
 
+/** What this server offers, in every protocol revision: tools, whose list changes only with a deploy. */
+export const TOOLS_CAPABILITY = { tools: { listChanged: false } };
+
 /** A tool gets this much less time than its request, so a slow Prometheus yields the tool's own timeout error. */
 const TOOL_DEADLINE_MARGIN_MS = 250;
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   "Query Amazon Managed Service for Prometheus (AMP) or a Prometheus server with PromQL. " +
   "Start with GetAvailableWorkspaces to find a workspace_id unless a Prometheus URL is configured " +
   "(GetServerInfo tells), then ListMetrics to see metric names, then ExecuteQuery (one instant) or " +
@@ -94,7 +97,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
         }
       };
     // Declared here rather than in the options, where McpServer would install handlers of its own.
-    mcp.server.registerCapabilities({ tools: { listChanged: false } });
+    mcp.server.registerCapabilities(TOOLS_CAPABILITY);
     mcp.server.setRequestHandler(
       ListToolsRequestSchema,
       guarded("tools/list", () => listTools()),

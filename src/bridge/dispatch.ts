@@ -8,6 +8,7 @@ import {
   type JSONRPCReply,
   type JSONRPCRequest,
 } from "./jsonrpc.js";
+import { isLegacyVersion, LATEST_LEGACY_VERSION } from "./versions.js";
 
 const MAX_BATCH_ENTRIES = 100;
 
@@ -29,15 +30,21 @@ export interface DispatchOptions {
 const DEFAULT_CLIENT_INFO = { name: "unknown", version: "0" };
 const DEFAULT_PROTOCOL_VERSION = "2024-11-05";
 
-/** The Python Lambda accepted `initialize` with partial or empty params; fill in what is missing. */
+/**
+ * The Python Lambda accepted `initialize` with partial or empty params; fill in what is missing. A
+ * version this server does not speak (2026-07-28 has no initialize; 2024-10-07 was never published)
+ * is asked for as the latest legacy one, which is what the server then answers with.
+ */
 export function completeInitialize(message: JSONRPCRequest): JSONRPCRequest {
   if (message.method !== "initialize") return message;
   const params = message.params ?? {};
+  const requested = params.protocolVersion ?? DEFAULT_PROTOCOL_VERSION;
   return {
     ...message,
     params: {
       ...params,
-      protocolVersion: params.protocolVersion ?? DEFAULT_PROTOCOL_VERSION,
+      protocolVersion:
+        typeof requested === "string" && !isLegacyVersion(requested) ? LATEST_LEGACY_VERSION : requested,
       capabilities: params.capabilities ?? {},
       clientInfo: params.clientInfo ?? DEFAULT_CLIENT_INFO,
     },

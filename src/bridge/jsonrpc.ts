@@ -19,6 +19,8 @@ export type JSONRPCReply = JSONRPCResultResponse | JSONRPCErrorResponse;
 export { ErrorCode };
 /** The code MCP servers use for an unknown or expired session (HTTP 404). */
 export const SESSION_NOT_FOUND = -32001;
+/** `UnsupportedProtocolVersion` (2026-07-28): answered with the versions served and the one asked for. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Implementation-defined server error: 405, and a session store that is unavailable (503). */
 export const SERVER_ERROR = -32000;
 

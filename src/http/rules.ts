@@ -1,4 +1,5 @@
-import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { isLegacyVersion, SUPPORTED_VERSIONS } from "../bridge/versions.js";
 import type { HttpRequest } from "./event.js";
 
 /** A request the HTTP rules refuse: answered with this status and a JSON-RPC error. */
@@ -87,7 +88,7 @@ function present(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== "";
 }
 
-/** The header rules for `POST /mcp`, in the contract's order, after size, origin and method. */
+/** The content header rules for `POST /mcp`, in the contract's order, after size, origin and method. */
 export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
   const contentType = request.headers["content-type"];
   if (present(contentType) && !isJsonMediaType(contentType)) {
@@ -105,15 +106,27 @@ export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
       message: "Not Acceptable: the client must accept application/json",
     };
   }
-  const version = request.headers["mcp-protocol-version"];
-  if (present(version) && !SUPPORTED_PROTOCOL_VERSIONS.includes(version.trim())) {
-    return {
-      status: 400,
-      code: ErrorCode.InvalidRequest,
-      message: `Bad Request: unsupported MCP-Protocol-Version ${version}; supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
-    };
-  }
   return undefined;
+}
+
+/** The `MCP-Protocol-Version` header's value, trimmed; undefined when it is absent or empty. */
+export function protocolVersionHeader(request: HttpRequest): string | undefined {
+  const version = request.headers["mcp-protocol-version"];
+  return present(version) ? version.trim() : undefined;
+}
+
+/**
+ * The version rule for a legacy request (one that is not 2026-07-28 traffic): a version header, when
+ * sent, must name a legacy revision. A 2026-07-28 request has its own rules (routes/modern.ts).
+ */
+export function refuseLegacyVersion(request: HttpRequest): Refusal | undefined {
+  const version = protocolVersionHeader(request);
+  if (version === undefined || isLegacyVersion(version)) return undefined;
+  return {
+    status: 400,
+    code: ErrorCode.InvalidRequest,
+    message: `Bad Request: unsupported MCP-Protocol-Version ${request.headers["mcp-protocol-version"]}; supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
+  };
 }
 
 /** The spec's form of a session id: visible ASCII only; and a length no honest client exceeds. */

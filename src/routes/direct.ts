@@ -1,31 +1,51 @@
 import type { Bridge } from "../bridge/bridge.js";
 import { dispatchOnce, type Outcome } from "../bridge/dispatch.js";
+import { claimsModernEra } from "../bridge/envelope.js";
 import type { RequestContext } from "../context.js";
 import { directPayloadBytes, withinLimit } from "./ceiling.js";
 import { PYTHON_NOTIFICATION_REPLY } from "./mcp.js";
+import { answerModern, type ModernOptions } from "./modern.js";
 
 export interface DirectOptions {
   pythonCompat: boolean;
   /** A bridge to a fresh MCP server, for one invocation only. */
   openBridge: () => Promise<Bridge>;
+  /** For a payload of protocol version 2026-07-28. */
+  modern: ModernOptions;
+}
+
+export interface DirectResult {
+  result: unknown;
+  outcome: Outcome["kind"];
+  era: "modern" | "legacy";
+  traceId?: string;
 }
 
 /**
  * A direct `Invoke` whose payload is the JSON-RPC message (or batch) itself: the answer is the JSON-RPC
- * reply itself, and `null` when there is nothing to answer (`{"jsonrpc":"2.0"}` under PYTHON_COMPAT).
+ * reply itself, and `null` when there is nothing to answer (`{"jsonrpc":"2.0"}` under PYTHON_COMPAT for
+ * a legacy payload). A payload whose `_meta` claims 2026-07-28 is served by that revision's rules, less
+ * the HTTP headers an invocation does not have.
  */
 export async function handleDirect(
   payload: unknown,
   options: DirectOptions,
   context: RequestContext,
-): Promise<{ result: unknown; outcome: Outcome["kind"] }> {
+): Promise<DirectResult> {
+  if (Array.isArray(payload) ? payload.some(claimsModernEra) : claimsModernEra(payload)) {
+    const answer = await answerModern(payload, undefined, options.modern, context);
+    if (answer.kind === "accepted") return { result: null, outcome: "accepted", era: "modern" };
+    const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
+    const result = withinLimit(outcome, (fitting) => resultOf(fitting, false), directPayloadBytes);
+    return { result, outcome: "single", era: "modern", traceId: answer.envelope?.traceId };
+  }
   const outcome = await dispatchOnce(payload, { context, openBridge: options.openBridge });
   const result = withinLimit(
     outcome,
     (fitting) => resultOf(fitting, options.pythonCompat),
     directPayloadBytes,
   );
-  return { result, outcome: outcome.kind };
+  return { result, outcome: outcome.kind, era: "legacy" };
 }
 
 function resultOf(outcome: Outcome, pythonCompat: boolean): unknown {

@@ -1,5 +1,6 @@
 import type { Bridge } from "../bridge/bridge.js";
 import { completeInitialize, dispatch, dispatchOnce, type Outcome } from "../bridge/dispatch.js";
+import { claimsModernEra } from "../bridge/envelope.js";
 import {
   classify,
   ErrorCode,
@@ -10,6 +11,7 @@ import {
   SERVER_ERROR,
   SESSION_NOT_FOUND,
 } from "../bridge/jsonrpc.js";
+import { isModernVersion } from "../bridge/versions.js";
 import type { RequestContext } from "../context.js";
 import type { HttpRequest } from "../http/event.js";
 import {
@@ -24,15 +26,18 @@ import {
 import {
   isOriginAllowed,
   isWellFormedSessionId,
+  protocolVersionHeader,
   type Refusal,
   type RuleSettings,
   refuseForeignOrigin,
+  refuseLegacyVersion,
   refuseOversizeBody,
   refusePostHeaders,
 } from "../http/rules.js";
 import type { SessionManager } from "../sessions/manager.js";
 import { SessionDataError, SessionStoreError } from "../sessions/store.js";
 import { httpPayloadBytes, withinLimit } from "./ceiling.js";
+import { answerModern, type ModernAnswer, type ModernOptions } from "./modern.js";
 
 export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
@@ -42,12 +47,19 @@ export interface McpRouteOptions extends RuleSettings {
   sessions: SessionManager | undefined;
   /** SESSIONS=required: a request without a session id (other than initialize) is refused. */
   sessionsRequired: boolean;
+  /** 2026-07-28 requests: a fresh server each, with the spec's behaviour whatever PYTHON_COMPAT says. */
+  modern: ModernOptions;
 }
 
-/** What the handler logs about an MCP request: the JSON-RPC methods it carried. */
+/** What the handler logs about an MCP request. */
 export interface McpRouteResult {
   response: HttpResponse;
+  /** The JSON-RPC methods it carried. */
   methods: string[];
+  /** The protocol era that served it, once its body was read: 2026-07-28 ("modern") or earlier. */
+  era?: "modern" | "legacy";
+  /** The trace id of the `traceparent` a 2026-07-28 request carried in `_meta`. */
+  traceId?: string;
 }
 
 /** What the Python Lambda answered where nothing was to be answered. */
@@ -76,13 +88,60 @@ export async function handleMcp(
   if (headerRefusal) return { response: refuse(headerRefusal, cors), methods: [] };
 
   let payload: unknown;
+  let parseFailure: unknown;
   try {
     payload = JSON.parse(request.body);
   } catch (error) {
-    return { response: parseError(error, options.pythonCompat, cors), methods: [] };
+    parseFailure = error ?? new Error("invalid JSON");
+  }
+  const version = protocolVersionHeader(request);
+  const modern =
+    parseFailure === undefined
+      ? isModernTraffic(payload, version)
+      : version !== undefined && isModernVersion(version);
+  if (modern) {
+    // A 2026-07-28 client gets the spec's answers: PYTHON_COMPAT is for the Python Lambda's clients.
+    if (parseFailure !== undefined)
+      return { response: parseError(parseFailure, false, cors), methods: [], era: "modern" };
+    const answer = await answerModern(payload, request.headers, options.modern, context);
+    return {
+      response: renderModern(answer, cors),
+      methods: methodsOf(payload),
+      era: "modern",
+      traceId: answer.kind === "reply" ? answer.envelope?.traceId : undefined,
+    };
+  }
+  const versionRefusal = refuseLegacyVersion(request);
+  if (versionRefusal) return { response: refuse(versionRefusal, cors), methods: [] };
+  if (parseFailure !== undefined) {
+    return { response: parseError(parseFailure, options.pythonCompat, cors), methods: [] };
   }
   const methods = methodsOf(payload);
-  return { response: await serve(payload, request, options, cors, context), methods };
+  return { response: await serve(payload, request, options, cors, context), methods, era: "legacy" };
+}
+
+/**
+ * 2026-07-28 traffic: its `MCP-Protocol-Version` says so, or its body claims a version in `_meta` that
+ * is not a legacy one (then its own rules answer a header that disagrees, or a version not served).
+ */
+function isModernTraffic(payload: unknown, version: string | undefined): boolean {
+  if (version !== undefined && isModernVersion(version)) return true;
+  return Array.isArray(payload) ? payload.some(claimsModernEra) : claimsModernEra(payload);
+}
+
+function renderModern(answer: ModernAnswer, cors: Record<string, string>): HttpResponse {
+  if (answer.kind === "accepted") return emptyResponse(202, cors);
+  const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
+  return withinLimit(
+    outcome,
+    (fitting) =>
+      jsonResponse(
+        fitting === outcome ? answer.status : 200,
+        fitting.kind === "single" ? fitting.reply : null,
+        cors,
+      ),
+    httpPayloadBytes,
+  );
 }
 
 async function serve(
