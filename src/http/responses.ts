@@ -1,3 +1,5 @@
+import cors from "./cors.json" with { type: "json" };
+
 /** The result shape API Gateway (both payload versions) and Function URLs accept. */
 export interface HttpResponse {
   statusCode: number;
@@ -5,9 +7,16 @@ export interface HttpResponse {
   body: string;
 }
 
-export const CORS_ALLOWED_HEADERS =
-  "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
+/** The CORS preflight answer, from the settings API Gateway and serverless offline use (serverless.yml). */
+export const CORS_PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  "Access-Control-Allow-Methods": cors.allowedMethods.join(", "),
+  "Access-Control-Allow-Headers": cors.allowedHeaders.join(", "),
+  "Access-Control-Max-Age": String(cors.maxAge),
+};
+/** The methods `/mcp` answers, for the `Allow` header of a 405. */
 export const ALLOWED_METHODS = "POST, DELETE, OPTIONS";
+
+const EXPOSED_HEADERS = cors.exposedResponseHeaders.join(", ");
 
 /**
  * Headers every response carries: the caller's origin when it was allowed (`*` when none was sent,
@@ -15,12 +24,12 @@ export const ALLOWED_METHODS = "POST, DELETE, OPTIONS";
  */
 export function corsHeaders(origin: string | undefined, allowed: boolean): Record<string, string> {
   if (origin === undefined) {
-    return { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "Mcp-Session-Id" };
+    return { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED_HEADERS };
   }
   if (!allowed) return { Vary: "Origin" };
   return {
     "Access-Control-Allow-Origin": origin,
-    "Access-Control-Expose-Headers": "Mcp-Session-Id",
+    "Access-Control-Expose-Headers": EXPOSED_HEADERS,
     Vary: "Origin",
   };
 }

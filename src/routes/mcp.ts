@@ -16,7 +16,7 @@ import type { RequestContext } from "../context.js";
 import type { HttpRequest } from "../http/event.js";
 import {
   ALLOWED_METHODS,
-  CORS_ALLOWED_HEADERS,
+  CORS_PREFLIGHT_HEADERS,
   corsHeaders,
   emptyResponse,
   type HttpResponse,
@@ -273,12 +273,7 @@ function refuse(refusal: Refusal, cors: Record<string, string>): HttpResponse {
 }
 
 function preflight(cors: Record<string, string>): HttpResponse {
-  return emptyResponse(204, {
-    ...cors,
-    "Access-Control-Allow-Methods": ALLOWED_METHODS,
-    "Access-Control-Allow-Headers": CORS_ALLOWED_HEADERS,
-    "Access-Control-Max-Age": "86400",
-  });
+  return emptyResponse(204, { ...cors, ...CORS_PREFLIGHT_HEADERS });
 }
 
 function parseError(error: unknown, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {

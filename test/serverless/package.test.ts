@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
 import { copyService, ROOT, runSls, type SlsRun } from "./sls.js";
 import { readZip } from "./zip.js";
@@ -47,12 +48,15 @@ const FRAMEWORK_LOG_ACTIONS = [
   "logs:PutLogEvents",
   "logs:TagResource",
 ];
+/** The request headers MCP clients send, of every protocol revision served. */
 const CORS_HEADERS = [
   "Content-Type",
   "Accept",
   "Authorization",
   "Mcp-Session-Id",
   "MCP-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
   "Last-Event-ID",
 ];
 const MB = 1024 * 1024;
@@ -246,16 +250,23 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(resourcesOf(template, "AWS::ApiGatewayV2::Authorizer")).toEqual([]);
   });
 
-  it("lets browsers send the MCP headers and read Mcp-Session-Id (CORS)", () => {
+  it("lets browsers send the MCP headers and read Mcp-Session-Id (CORS), as the function's own preflight says", () => {
     const api = resourcesOf(template, "AWS::ApiGatewayV2::Api")[0]?.Properties ?? {};
     const cors = api.CorsConfiguration as {
       AllowHeaders: string[];
       ExposeHeaders: string[];
       AllowMethods: string[];
+      MaxAge: number;
     };
     expect(cors.AllowHeaders).toEqual(expect.arrayContaining(CORS_HEADERS));
     expect(cors.ExposeHeaders).toEqual(["Mcp-Session-Id"]);
     expect(cors.AllowMethods).toEqual(expect.arrayContaining(["GET", "POST", "DELETE", "OPTIONS"]));
+    // The function answers preflights itself where API Gateway does not (Function URL, REST API).
+    expect(CORS_PREFLIGHT_HEADERS).toStrictEqual({
+      "Access-Control-Allow-Methods": cors.AllowMethods.join(", "),
+      "Access-Control-Allow-Headers": cors.AllowHeaders.join(", "),
+      "Access-Control-Max-Age": String(cors.MaxAge),
+    });
   });
 
   it("grants the six read-only aps actions (ListWorkspaces alone on *) and item access to the table", () => {

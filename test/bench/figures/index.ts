@@ -1,6 +1,7 @@
 import type { BenchContext } from "../context.js";
 import type { Figure } from "../report.js";
 import { run as coldStart } from "./coldStart.js";
+import { run as firstCall } from "./firstCall.js";
 import { run as largeResults } from "./largeResults.js";
 import { run as memory } from "./memory.js";
 import { run as overhead } from "./overhead.js";
@@ -19,4 +20,5 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   memory,
   throughput,
   largeResults,
+  firstCall,
 };
