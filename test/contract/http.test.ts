@@ -1,5 +1,4 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import packageJson from "../../package.json" with { type: "json" };
@@ -14,6 +13,7 @@ import {
   postMcp,
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
+import { closeServer, listenLoopback } from "../support/net.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
 
@@ -33,13 +33,9 @@ let silent: Server;
 let silentUrl: string;
 beforeAll(async () => {
   silent = createServer(() => undefined);
-  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  silentUrl = await listenLoopback(silent);
 });
-afterAll(async () => {
-  silent.closeAllConnections();
-  await new Promise((resolve) => silent.close(resolve));
-});
+afterAll(() => closeServer(silent));
 
 for (const pythonCompat of [false, true]) {
   const mode = pythonCompat ? "PYTHON_COMPAT=true" : "default (spec) mode";

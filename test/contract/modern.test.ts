@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
 import { EVENT_FORMATS, lambdaContext } from "../helpers/events.js";
 import { callHttp, type Handler, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { closeServer, listenLoopback } from "../support/net.js";
 
 // The 2026-07-28 revision on this transport, row by row, for every event format: no handshake, no
 // sessions, every request self-describing in `_meta` and mirrored in headers.
@@ -56,13 +56,9 @@ let silent: Server;
 let silentUrl: string;
 beforeAll(async () => {
   silent = createServer(() => undefined);
-  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  silentUrl = await listenLoopback(silent);
 });
-afterAll(async () => {
-  silent.closeAllConnections();
-  await new Promise((resolve) => silent.close(resolve));
-});
+afterAll(() => closeServer(silent));
 
 describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
   let handler: Handler;

@@ -1,9 +1,11 @@
 import { Client, type FetchLike, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import { callEveryTool } from "../support/everyTool.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
-import { DATASET, METRIC_NAMES, prometheusAvailable } from "../support/prometheus.js";
+import { prometheusAvailable } from "../support/prometheus.js";
 
 // The v2 TypeScript SDK client (@modelcontextprotocol/client), which speaks protocol revision 2026-07-28,
 // against `serverless offline` with the local AMP fakes (signature-checked control plane, real
@@ -124,51 +126,10 @@ describe.skipIf(!prometheusAvailable())(
             ),
           ).toStrictEqual(REQUIRED);
 
-          const workspaces = await client.callTool({ name: "GetAvailableWorkspaces", arguments: {} });
-          const firstResult = log.length;
-          expect(workspaces.structuredContent).toMatchObject({
-            count: 1,
-            workspaces: [{ workspace_id: WS, status: "ACTIVE" }],
+          let firstResult = 0;
+          await callEveryTool(client, { workspaceId: WS, region: REGION, proxy: stack.proxy }, () => {
+            firstResult = log.length;
           });
-          const info = await client.callTool({ name: "GetServerInfo", arguments: { workspace_id: WS } });
-          expect(info.structuredContent).toMatchObject({ aws_region: REGION, service_name: "aps" });
-          const metrics = await client.callTool({ name: "ListMetrics", arguments: { workspace_id: WS } });
-          expect(metrics.structuredContent).toStrictEqual({ metrics: [...METRIC_NAMES].sort() });
-          const instant = await client.callTool({
-            name: "ExecuteQuery",
-            arguments: {
-              workspace_id: WS,
-              query: "count(test_temperature_celsius)",
-              time: String(DATASET.start + 300),
-            },
-          });
-          expect(instant.structuredContent).toMatchObject({
-            resultType: "vector",
-            result: [{ value: [DATASET.start + 300, "1"] }],
-          });
-          const range = await client.callTool({
-            name: "ExecuteRangeQuery",
-            arguments: {
-              workspace_id: WS,
-              query: "count(test_temperature_celsius)",
-              start: String(DATASET.start),
-              end: String(DATASET.start + 120),
-              step: "1m",
-            },
-          });
-          expect(range.structuredContent).toMatchObject({
-            resultType: "matrix",
-            result: [{ values: expect.any(Array) }],
-          });
-          expect(
-            (range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values,
-          ).toHaveLength(3);
-          const failed = await client.callTool({
-            name: "ExecuteQuery",
-            arguments: { workspace_id: WS, query: "sum(" },
-          });
-          expect(failed.isError).toBe(true);
-          expect(stack.proxy.lastRejection).toBeUndefined();
 
           const sessionId = transport.sessionId;
           if (version === LEGACY) await transport.terminateSession();
@@ -233,5 +194,24 @@ describe.skipIf(!prometheusAvailable())(
         }, 60_000);
       }
     }
+
+    it("serverless offline answers a browser's preflight as API Gateway and the function do (one CORS file)", async () => {
+      const offline = servers.optional;
+      if (!offline) throw new Error("serverless offline did not start");
+      const response = await fetch(`${offline.url}/mcp`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "http://localhost:6274",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type,mcp-protocol-version,mcp-method,mcp-name",
+        },
+      });
+      expect(response.status).toBe(204);
+      const list = (value: string | null) => (value ?? "").split(",").map((item) => item.trim());
+      for (const [name, value] of Object.entries(CORS_PREFLIGHT_HEADERS)) {
+        expect(list(response.headers.get(name)), name).toStrictEqual(list(value));
+      }
+      expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
+    });
   },
 );

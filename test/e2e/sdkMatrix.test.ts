@@ -4,9 +4,10 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import { callEveryTool } from "../support/everyTool.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
-import { DATASET, METRIC_NAMES, prometheusAvailable } from "../support/prometheus.js";
+import { prometheusAvailable } from "../support/prometheus.js";
 import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 
 // The SDK's Client over StreamableHTTPClientTransport against `serverless offline`, for every protocol
@@ -86,50 +87,7 @@ describe.skipIf(!prometheusAvailable())(
             ),
           ).toStrictEqual(REQUIRED);
 
-          const workspaces = await client.callTool({ name: "GetAvailableWorkspaces", arguments: {} });
-          expect(workspaces.structuredContent).toMatchObject({
-            count: 1,
-            workspaces: [{ workspace_id: WS, status: "ACTIVE" }],
-          });
-          const info = await client.callTool({ name: "GetServerInfo", arguments: { workspace_id: WS } });
-          expect(info.structuredContent).toMatchObject({ aws_region: REGION, service_name: "aps" });
-          const metrics = await client.callTool({ name: "ListMetrics", arguments: { workspace_id: WS } });
-          expect(metrics.structuredContent).toStrictEqual({ metrics: [...METRIC_NAMES].sort() });
-          const instant = await client.callTool({
-            name: "ExecuteQuery",
-            arguments: {
-              workspace_id: WS,
-              query: "count(test_temperature_celsius)",
-              time: String(DATASET.start + 300),
-            },
-          });
-          expect(instant.structuredContent).toMatchObject({
-            resultType: "vector",
-            result: [{ value: [DATASET.start + 300, "1"] }],
-          });
-          const range = await client.callTool({
-            name: "ExecuteRangeQuery",
-            arguments: {
-              workspace_id: WS,
-              query: "count(test_temperature_celsius)",
-              start: String(DATASET.start),
-              end: String(DATASET.start + 120),
-              step: "1m",
-            },
-          });
-          expect(range.structuredContent).toMatchObject({
-            resultType: "matrix",
-            result: [{ values: expect.any(Array) }],
-          });
-          expect(
-            (range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values,
-          ).toHaveLength(3);
-          const failed = await client.callTool({
-            name: "ExecuteQuery",
-            arguments: { workspace_id: WS, query: "sum(" },
-          });
-          expect(failed.isError).toBe(true);
-          expect(proxy.lastRejection).toBeUndefined();
+          await callEveryTool(client, { workspaceId: WS, region: REGION, proxy });
 
           if (mode === "sessions") await transport.terminateSession();
           await client.close();

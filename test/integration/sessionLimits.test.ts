@@ -1,7 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
-import { type SessionChanges, SessionStoreError, type UpdateResult } from "../../src/sessions/store.js";
 import { FailingStore } from "../helpers/failingStore.js";
 import {
   callHttp,

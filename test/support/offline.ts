@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { freePort } from "./net.js";
 
 export interface OfflinePorts {
@@ -16,18 +17,22 @@ export interface RunningOffline {
   close(): Promise<void>;
 }
 
+/** This repository, found from this file; a bundled copy (the benchmarks) passes its own. */
+const REPOSITORY = new URL("../..", import.meta.url).pathname;
+
 /**
- * Starts the real `serverless offline` (what `npm start` runs, there on port 3000) on free loopback ports with the given
- * environment, and waits until `GET /health` answers.
+ * Starts the real `serverless offline` (what `npm start` runs, there on port 3000) of the service in
+ * `root` on free loopback ports with the given environment, and waits until `GET /health` answers.
  */
 export async function startOffline(
   env: Record<string, string> = {},
   ports?: OfflinePorts,
   timeoutMs = 90_000,
+  root = REPOSITORY,
 ): Promise<RunningOffline> {
   const { httpPort, lambdaPort } = ports ?? { httpPort: await freePort(), lambdaPort: await freePort() };
   const child: ChildProcess = spawn(
-    "node_modules/.bin/serverless",
+    join(root, "node_modules", ".bin", "serverless"),
     [
       "offline",
       "start",
@@ -39,7 +44,7 @@ export async function startOffline(
       String(lambdaPort),
     ],
     {
-      cwd: new URL("../..", import.meta.url).pathname,
+      cwd: root,
       env: { ...process.env, ...env, SLS_TELEMETRY_DISABLED: "1", SLS_NOTIFICATIONS_MODE: "off" },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

@@ -7,10 +7,10 @@
 // and closes without ending its session (no DELETE), as most clients in the wild do.
 import { Client, type DiscoverResult, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startDynalite } from "../../support/dynalite.js";
+import { type RunningOffline, startOffline } from "../../support/offline.js";
 import type { BenchContext } from "../context.js";
 import { difference, startDynamoCounter, writes } from "../dynamoCounter.js";
 import { type Stats, stats } from "../measure.js";
-import { startOfflineAt } from "../offline.js";
 import type { Figure } from "../report.js";
 
 type Kind = "modern" | "legacy" | "inline";
@@ -124,17 +124,22 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const warmup = ctx.quick ? 1 : 3;
   const dynamo = await startDynalite();
   const counter = await startDynamoCounter(dynamo.endpoint);
-  let offline: Awaited<ReturnType<typeof startOfflineAt>> | undefined;
+  let offline: RunningOffline | undefined;
   try {
-    offline = await startOfflineAt(ctx.root, {
-      SESSION_TABLE: dynamo.tableName,
-      DYNAMODB_ENDPOINT: counter.endpoint,
-      SESSIONS: "optional",
-      PROMETHEUS_URL: ctx.prometheusUrl,
-      PROMETHEUS_AUTH: "none",
-      AMP_ENDPOINT: "",
-      LOG_LEVEL: "SILENT",
-    });
+    offline = await startOffline(
+      {
+        SESSION_TABLE: dynamo.tableName,
+        DYNAMODB_ENDPOINT: counter.endpoint,
+        SESSIONS: "optional",
+        PROMETHEUS_URL: ctx.prometheusUrl,
+        PROMETHEUS_AUTH: "none",
+        AMP_ENDPOINT: "",
+        LOG_LEVEL: "SILENT",
+      },
+      undefined,
+      90_000,
+      ctx.root,
+    );
     const url = new URL(`${offline.url}/mcp`);
     const samples: Record<Kind, Sample[]> = { modern: [], legacy: [], inline: [] };
     let discover: DiscoverResult | undefined;
