@@ -164,6 +164,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
       ...summarizeMethods(served?.methods ?? []),
       ...(served?.era === undefined ? {} : { era: served.era }),
       ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
+      ...(served?.client === undefined ? {} : { client: loggedClient(served.client) }),
       ms: elapsedSince(startedAt),
     });
     return response;
@@ -275,6 +276,11 @@ function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
   return `${text.slice(0, end)}…`;
+}
+
+/** The client software a request named (self-reported: for reading logs, never for decisions). */
+function loggedClient(client: { name: string; version: string }): string {
+  return `${cut(client.name, LOGGED_NAME_CHARS)}/${cut(client.version, LOGGED_NAME_CHARS)}`;
 }
 
 /** The caller named by the authorizer (IAM ARN, JWT `sub`), or "-" when none was. */

@@ -60,6 +60,8 @@ export interface McpRouteResult {
   era?: "modern" | "legacy";
   /** The trace id of the `traceparent` a 2026-07-28 request carried in `_meta`. */
   traceId?: string;
+  /** The client a 2026-07-28 request named in `_meta` (name and version, as it said). */
+  client?: { name: string; version: string };
 }
 
 /** What the Python Lambda answered where nothing was to be answered. */
@@ -109,6 +111,7 @@ export async function handleMcp(
       methods: methodsOf(payload),
       era: "modern",
       traceId: answer.kind === "reply" ? answer.envelope?.traceId : undefined,
+      client: answer.kind === "reply" ? answer.envelope?.clientInfo : undefined,
     };
   }
   const versionRefusal = refuseLegacyVersion(request);

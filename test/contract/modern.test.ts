@@ -487,7 +487,7 @@ describe("direct invocations claiming 2026-07-28 (no headers to check)", () => {
 describe("the request log line", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("names the era and the trace id of a W3C traceparent in _meta; a malformed one is ignored", async () => {
+  it("names the era, the client and the trace id of a W3C traceparent in _meta; a malformed one is ignored", async () => {
     const lines: string[] = [];
     vi.spyOn(process.stdout, "write").mockImplementation(((chunk: unknown) => {
       lines.push(String(chunk));
@@ -512,7 +512,13 @@ describe("the request log line", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(entries).toHaveLength(3);
-    expect(entries[0]).toMatchObject({ message: "request", era: "modern", trace_id: TRACE_ID, status: 200 });
+    expect(entries[0]).toMatchObject({
+      message: "request",
+      era: "modern",
+      trace_id: TRACE_ID,
+      client: "contract/1.0.0",
+      status: 200,
+    });
     expect(entries[1]).toMatchObject({ era: "modern" });
     expect(entries[1]).not.toHaveProperty("trace_id");
     expect(entries[2]).toMatchObject({ era: "legacy" });
