@@ -8,14 +8,15 @@ const SENTINEL_SUFFIX = "?=";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Visible ASCII, space and tab: what RFC 9110 allows in a field value. */
 const FIELD_VALUE = /^[\x20-\x7E\t]*$/;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Strict: broken UTF-8 is refused; a leading BOM is part of the value, as the client encoded it. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The body field each name-carrying method mirrors in `Mcp-Name`. */
-const NAME_SOURCES: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-};
+const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+]);
 
 /**
  * A header's value as the client meant it: surrounding whitespace removed (RFC 9110 §5.5) and, where
@@ -85,7 +86,7 @@ export function refuseMismatchedHeaders(
       `Mcp-Method header value ${quoted(sentMethod)} does not match body value ${quoted(method)}`,
     );
   }
-  const source = NAME_SOURCES[method];
+  const source = NAME_SOURCES.get(method);
   const nameHeader = headers["mcp-name"];
   if (source === undefined) return undefined;
   const bodyValue = params?.[source];

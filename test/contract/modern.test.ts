@@ -132,6 +132,23 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
     expect((await send(body, { "mcp-name": "  GetServerInfo\t" })).statusCode).toBe(200);
   });
 
+  it("a method named like an object's own members (constructor, __proto__) is just an unknown method: 404", async () => {
+    for (const method of ["constructor", "__proto__", "toString"]) {
+      const result = await send(request(1, method), { "mcp-name": "x" });
+      expect(result.statusCode, method).toBe(404);
+      expect(result.json.error.code, method).toBe(-32601);
+    }
+  });
+
+  it("a base64 name keeps a leading byte-order mark, as the client encoded it", async () => {
+    const body = request(1, "tools/call", { name: "\ufeffGetServerInfo", arguments: {} });
+    const result = await send(body, {
+      "mcp-name": `=?base64?${Buffer.from("\ufeffGetServerInfo").toString("base64")}?=`,
+    });
+    expect(result.statusCode).toBe(200);
+    expect(result.json.error.code).toBe(-32602); // past the header check: no tool has that name
+  });
+
   it("a tool name that is not header-safe travels base64-encoded, and is then checked like any other", async () => {
     const body = request(5, "tools/call", { name: "Wetter für Köln", arguments: {} });
     const encoded = `=?base64?${Buffer.from("Wetter für Köln").toString("base64")}?=`;

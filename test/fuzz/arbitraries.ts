@@ -7,6 +7,12 @@ import { QUERY_BEHAVIOURS } from "./upstream.js";
  * messages and batches that are valid, invalid, deep, huge, unicode-heavy, with inexact numbers and
  * `__proto__` keys. Hostile values (objects without a callable `toString`, null prototypes, boxed
  * values, symbols) are planted where the event's fields should be.
+ *
+ * About one event in six speaks protocol revision 2026-07-28 (in HTTP events and direct invocations):
+ * three in five from an honest client (its `_meta` envelope, `Mcp-Method` and `Mcp-Name` headers that
+ * match the body, names sentinel-encoded where a header cannot carry them), the rest from one that gets
+ * one or two things wrong (headers missing, different, malformed or huge, broken base64, envelopes of
+ * the wrong types, other versions, batches, removed or unknown methods, bad `traceparent` and log level).
  */
 
 /** A piece of JSON text written as is: inexact or huge numbers, deep nesting. */
@@ -694,6 +700,572 @@ function headers(pool: SessionPool): fc.Arbitrary<{ pairs: HeaderPair[]; owner?:
     });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Protocol revision 2026-07-28 ("modern"): stateless, one message per POST, the version and the
+// client's capabilities in every request's `params._meta`, and `Mcp-Method` / `Mcp-Name` headers that
+// mirror the body. Most of it is what an honest client sends; the rest is a client that gets one or
+// two things wrong, or a hostile one.
+
+export const MODERN_VERSION = "2026-07-28";
+
+/** The `_meta` keys of 2026-07-28. */
+export const META_KEYS = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+} as const;
+
+const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/** `honestValue` from an honest client; from any other, mostly that and one time in `n` `hostileValue`. */
+function either<T>(
+  honest: boolean,
+  honestValue: fc.Arbitrary<T>,
+  hostileValue: fc.Arbitrary<T>,
+  n = 6,
+): fc.Arbitrary<T> {
+  if (honest) return honestValue;
+  return fc.oneof({ weight: n - 1, arbitrary: honestValue }, { weight: 1, arbitrary: hostileValue });
+}
+
+function hex(bytes: number): fc.Arbitrary<string> {
+  return fc
+    .uint8Array({ minLength: bytes, maxLength: bytes })
+    .map((value) => Buffer.from(value).toString("hex"));
+}
+
+/** A W3C `traceparent` as OpenTelemetry sends it (or a later version, with more fields). */
+const goodTraceparent: fc.Arbitrary<unknown> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(hex(16), hex(8), fc.constantFrom("00", "01"))
+      .map(([trace, parent, flags]) => `00-${trace}-${parent}-${flags}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(hex(16), hex(8)).map(([trace, parent]) => `cc-${trace}-${parent}-01-what-comes-next`),
+  },
+);
+
+/** A `traceparent` that does not parse (ignored, never refused). */
+const badTraceparent: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>(
+    "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+    "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01",
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+    " 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n",
+    "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n-x",
+    "",
+    "not-a-traceparent",
+    42,
+    null,
+    {},
+    ["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+  ),
+  fc.tuple(hex(16), hex(8)).map(([trace, parent]) => `01-${trace}-${parent}-01-${"x".repeat(600)}`),
+  text(60),
+);
+
+/** A version claimed in `_meta` that is not 2026-07-28: legacy, unknown, malformed, huge, or absent. */
+const otherClaimedVersion: fc.Arbitrary<unknown> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<unknown>(
+      "2025-11-25",
+      "2025-06-18",
+      "2024-11-05",
+      "2024-10-07",
+      "2099-01-01",
+      "2026-07-29",
+      "",
+      " 2026-07-28",
+      "2026-07-28\u0000",
+      "２０２６-07-28",
+      20260728,
+      null,
+      {},
+      ["2026-07-28"],
+      undefined,
+    ),
+  },
+  { weight: 1, arbitrary: fc.oneof(text(12), long("2026-07-28", 200, 5_000)) },
+);
+
+/** `params._meta` of a 2026-07-28 request, written member by member. */
+function modernMeta(honest: boolean): fc.Arbitrary<unknown> {
+  const clientInfo = fc.record({
+    name: fc.constantFrom("fuzz-client", "é😀 client"),
+    version: fc.constantFrom("1.0.0", "0"),
+  });
+  return fc
+    .record({
+      version: either(honest, fc.constant<unknown>(MODERN_VERSION), otherClaimedVersion),
+      capabilities: either(
+        honest,
+        fc.constantFrom<unknown>({}, { sampling: {} }, { roots: { listChanged: true } }, { elicitation: {} }),
+        fc.oneof(fc.constantFrom<unknown>(undefined, null, [], "all", 1), json),
+        12,
+      ),
+      clientInfo: either(
+        honest,
+        oneIn(2, clientInfo),
+        fc.constantFrom<unknown>(null, "fuzz", { name: "x" }, { name: 1, version: "1" }, [], {
+          name: "x",
+          version: null,
+        }),
+        12,
+      ),
+      logLevel: either(
+        honest,
+        oneIn(3, fc.constantFrom(...LOG_LEVELS)),
+        fc.constantFrom<unknown>("verbose", "DEBUG", "", " info", "warn", 3, null, ["debug"]),
+        12,
+      ),
+      traceparent: oneIn(3, either(honest, goodTraceparent, badTraceparent, 2)),
+      extra: oneIn(
+        6,
+        either(
+          honest,
+          fc.tuple(fc.constant("progressToken"), fc.oneof(fc.integer({ min: 0 }), text(8))),
+          fc.oneof(
+            fc.tuple(fc.constant("progressToken"), fc.constantFrom<unknown>(null, {}, 1.5, true)),
+            fc.tuple(key, json),
+          ),
+          2,
+        ),
+      ),
+    })
+    .map(
+      ({ version, capabilities, clientInfo: info, logLevel, traceparent, extra }) =>
+        new Members([
+          [META_KEYS.protocolVersion, version],
+          [META_KEYS.clientCapabilities, capabilities],
+          [META_KEYS.clientInfo, info],
+          [META_KEYS.logLevel, logLevel],
+          ["traceparent", traceparent],
+          ...(extra ? [extra] : []),
+        ]),
+    );
+}
+
+/** Methods 2026-07-28 removed (answered 404 `-32601`, named as removed). */
+const REMOVED_METHODS = [
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+];
+/** Methods this server does not serve in 2026-07-28, some of which name something in `Mcp-Name`. */
+const UNSERVED_METHODS = [
+  "prompts/get",
+  "resources/read",
+  "resources/list",
+  "prompts/list",
+  "completion/complete",
+  "server/discover ",
+  "Server/Discover",
+  "tools/call\u0000",
+  "tools/cäll",
+  "rpc.discover",
+  "notifications/initialized",
+];
+
+/** Names every plain object has: a lookup table that is not a Map answers them. */
+const PROTOTYPE_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
+
+/** What an honest 2026-07-28 client of this server asks: discovery, the tool list, tool calls. */
+const servedMethod = fc.oneof(
+  { weight: 5, arbitrary: fc.constant("tools/call") },
+  { weight: 3, arbitrary: fc.constant("tools/list") },
+  { weight: 3, arbitrary: fc.constant("server/discover") },
+);
+
+function modernMethod(honest: boolean): fc.Arbitrary<string> {
+  return either(
+    honest,
+    servedMethod,
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...REMOVED_METHODS) },
+      { weight: 3, arbitrary: fc.constantFrom(...UNSERVED_METHODS) },
+      { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
+      { weight: 1, arbitrary: fc.oneof(text(16), long("m/", 200, 3_000)) },
+    ),
+    4,
+  );
+}
+
+/** A tool name a header cannot carry as it is, a huge one, or no string at all. */
+const hostileToolName: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>(
+    "ListMetrics ",
+    " GetServerInfo",
+    "Liste der Metriken – ü😀",
+    "\ufeffListMetrics",
+    "=?base64?TGlzdE1ldHJpY3M=?=",
+    "tab\there",
+    "",
+    undefined,
+    null,
+    7,
+    {},
+    ["ListMetrics"],
+  ),
+  text(16),
+  long("N", 1_000, 12_000),
+);
+
+/**
+ * What an honest client passes each tool: the fakes' ACTIVE workspace, which answers at once in every
+ * configuration (slow, hanging and refused Prometheus calls are legacy's to make, and a hostile
+ * client's now and then).
+ */
+function honestArguments(tool: unknown): fc.Arbitrary<unknown> {
+  const workspace = { workspace_id: "ws-fuzz-active", region: "us-east-1" };
+  const query = fc.constantFrom(
+    "up",
+    "sum by (job) (up)",
+    "wide_metric",
+    "rate(up[5m])",
+    "up{",
+    "bad",
+    "junk",
+  );
+  switch (tool) {
+    case "ExecuteQuery":
+      return fc
+        .record({ query, time: validTime }, { requiredKeys: ["query"] })
+        .map((value) => ({ ...value, ...workspace }));
+    case "ExecuteRangeQuery":
+      return fc
+        .record({ query, start: validTime, end: validTime, step: fc.constantFrom("15s", "1m", "60") })
+        .map((value) => ({ ...value, ...workspace }));
+    case "ListMetrics":
+      return fc.constant(workspace);
+    case "GetAvailableWorkspaces":
+      return fc.constantFrom({}, { region: "us-east-1" });
+    default:
+      return fc.constantFrom({}, workspace);
+  }
+}
+
+/** The params of a 2026-07-28 request of `method` (without `_meta`), and the name `Mcp-Name` mirrors. */
+function modernParams(
+  method: string,
+  honest: boolean,
+): fc.Arbitrary<{ entries: [string, unknown][]; name: unknown }> {
+  switch (method) {
+    case "tools/call":
+      return either(honest, fc.constantFrom<unknown>(...TOOL_NAMES), hostileToolName, 4).chain((name) =>
+        either(
+          honest,
+          honestArguments(name),
+          fc.oneof(fc.constantFrom<unknown>(undefined, null, [], "up"), toolArguments),
+          8,
+        ).map((argumentsValue) => ({
+          entries: [
+            ["name", name],
+            ["arguments", argumentsValue],
+          ],
+          name,
+        })),
+      );
+    case "tools/list":
+      return oneIn(6, fc.oneof(text(10), json)).map((cursor) => ({
+        entries: [["cursor", cursor]],
+        name: undefined,
+      }));
+    case "prompts/get":
+      return fc.constantFrom("summary", "é-prompt").map((name) => ({ entries: [["name", name]], name }));
+    case "resources/read":
+      return fc
+        .constantFrom("file:///etc/passwd", "prom://up", "https://x/ü")
+        .map((uri) => ({ entries: [["uri", uri]], name: uri }));
+    case "initialize":
+      return fc.constant({
+        entries: [
+          ["protocolVersion", MODERN_VERSION],
+          ["capabilities", {}],
+          ["clientInfo", { name: "fuzz-client", version: "1" }],
+        ],
+        name: undefined,
+      });
+    case "logging/setLevel":
+      return fc.constant({ entries: [["level", "debug"]], name: undefined });
+    default:
+      return fc.constant({ entries: [], name: undefined });
+  }
+}
+
+/** A 2026-07-28 message, and what an honest client derives its headers from. */
+interface ModernMessage {
+  message: unknown;
+  method: string;
+  name: unknown;
+}
+
+/** The `_meta` value: the envelope, or now and then something that is no envelope at all. */
+function modernMetaValue(honest: boolean): fc.Arbitrary<unknown> {
+  return either(
+    honest,
+    modernMeta(honest),
+    fc.oneof(
+      fc.constantFrom<unknown>(undefined, null, "2026-07-28", [], 1),
+      fc.record({ progressToken: fc.integer() }),
+    ),
+    20,
+  );
+}
+
+/** How a message is broken: not at all, or a notification, without params, with too many members… */
+const brokenShape = fc.constantFrom(
+  "notification" as const,
+  "no-params" as const,
+  "params-not-object" as const,
+  "extra-member" as const,
+);
+
+/** A 2026-07-28 request (from a client that is not honest, sometimes broken as a message). */
+function modernRequest(honest: boolean): fc.Arbitrary<ModernMessage> {
+  return modernMethod(honest).chain((method) =>
+    fc
+      .record({
+        params: modernParams(method, honest),
+        meta: modernMetaValue(honest),
+        id: either(
+          honest,
+          fc.oneof(
+            { weight: 3, arbitrary: fc.integer({ min: 0, max: 1_000 }) },
+            { weight: 1, arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 }) },
+          ),
+          requestId,
+          12,
+        ),
+        jsonrpc: either(honest, fc.constant<unknown>("2.0"), jsonrpcVersion, 12),
+        shape: either(honest, fc.constant("request" as const), brokenShape, 12),
+      })
+      .map(({ params, meta: metaValue, id, jsonrpc, shape }) => {
+        const paramsValue =
+          shape === "no-params"
+            ? undefined
+            : shape === "params-not-object"
+              ? [metaValue]
+              : new Members([...params.entries, ["_meta", metaValue]]);
+        const entries: [string, unknown][] = [
+          ["jsonrpc", jsonrpc],
+          ...(shape === "notification" ? [] : ([["id", id]] as [string, unknown][])),
+          ["method", method],
+          ["params", paramsValue],
+        ];
+        if (shape === "extra-member") entries.push(["extra", true]);
+        return { message: new Members(entries), method, name: params.name };
+      }),
+  );
+}
+
+/** A notification of 2026-07-28 (accepted and dropped). */
+const modernNotification: fc.Arbitrary<ModernMessage> = fc
+  .tuple(
+    fc.constantFrom("notifications/cancelled", "notifications/progress", "notifications/x"),
+    modernMeta(true),
+  )
+  .map(([method, metaValue]) => ({
+    message: new Members([
+      ["jsonrpc", "2.0"],
+      ["method", method],
+      [
+        "params",
+        new Members([
+          ["requestId", 1],
+          ["_meta", metaValue],
+        ]),
+      ],
+    ]),
+    method,
+    name: undefined,
+  }));
+
+const notAModernMessage = (value: unknown): ModernMessage => ({
+  message: value,
+  method: "",
+  name: undefined,
+});
+
+/** What a 2026-07-28 POST carries (or a direct invocation is). */
+function modernPayload(honest: boolean): fc.Arbitrary<ModernMessage> {
+  if (honest) {
+    return fc.oneof(
+      { weight: 30, arbitrary: modernRequest(true) },
+      { weight: 1, arbitrary: modernNotification },
+    );
+  }
+  return fc.oneof(
+    { weight: 24, arbitrary: modernRequest(false) },
+    { weight: 1, arbitrary: modernNotification },
+    // Only the version header makes these modern.
+    { weight: 1, arbitrary: clientResponse.map(notAModernMessage) },
+    { weight: 1, arbitrary: fc.oneof(object, json).map(notAModernMessage) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.array(message, { maxLength: 3 }), modernRequest(true), fc.nat())
+        .map(([entries, modern, at]) => {
+          const all = [...entries];
+          all.splice(at % (all.length + 1), 0, modern.message);
+          return { message: all, method: modern.method, name: modern.name };
+        }),
+    },
+  );
+}
+
+/** A 2026-07-28 payload: three in five from an honest client. */
+export const modernMessage: fc.Arbitrary<ModernMessage> = fc.oneof(
+  { weight: 3, arbitrary: modernPayload(true) },
+  { weight: 2, arbitrary: modernPayload(false) },
+);
+
+/** `=?base64?…?=`: how a client sends a value a header cannot carry as it is. */
+export function sentinel(value: string): string {
+  return `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+}
+
+/** Whether a header carries `value` as it is (visible ASCII, no surrounding space, nothing like a sentinel). */
+function plainHeaderValue(value: string): boolean {
+  return (
+    /^[\x21-\x7E]([\x20-\x7E]*[\x21-\x7E])?$/.test(value) && !(value.startsWith("=?") && value.endsWith("?="))
+  );
+}
+
+/** A value no header may carry, a malformed or a huge one, for the header that should say `honest`. */
+function hostileHeaderValue(honest: string): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(
+      `${honest}é`,
+      `${honest}😀`,
+      `${honest}\u0000`,
+      `${honest}\r\nX-Injected: 1`,
+      `\t${honest} `,
+      `\u00a0${honest}`,
+      honest.toUpperCase(),
+      "",
+      " ",
+    ),
+    long("h", 1_000, 20_000),
+    text(16),
+  );
+}
+
+/** `MCP-Protocol-Version`: 2026-07-28, else missing, another, or malformed. */
+function versionHeader(honest: boolean): fc.Arbitrary<string | undefined> {
+  return either(
+    honest,
+    fc.oneof(
+      { weight: 12, arbitrary: fc.constant(MODERN_VERSION) },
+      { weight: 1, arbitrary: fc.constant(" 2026-07-28\t") },
+    ),
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom(...PROTOCOL_VERSIONS, "2099-01-01", "2026‐07‐28"),
+      hostileHeaderValue(MODERN_VERSION),
+    ),
+  );
+}
+
+/** `Mcp-Method`: the body's method, else missing, another, or malformed. */
+function methodHeader(method: string, honest: boolean): fc.Arbitrary<string | undefined> {
+  return either(
+    honest,
+    fc.constant(method),
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom("tools/call", "tools/list", "server/discover", ` ${method} `),
+      hostileHeaderValue(method),
+    ),
+  );
+}
+
+/** `Mcp-Name`: the body's name as an honest client sends it (sentinel-encoded where it must be), or not. */
+function nameHeader(name: unknown, honest: boolean): fc.Arbitrary<string | undefined> {
+  const bodyName = typeof name === "string" ? name : undefined;
+  const honestValue: fc.Arbitrary<string | undefined> =
+    bodyName === undefined
+      ? fc.constant(undefined)
+      : plainHeaderValue(bodyName)
+        ? fc.oneof(
+            { weight: 3, arbitrary: fc.constant(bodyName) },
+            { weight: 1, arbitrary: fc.constant(sentinel(bodyName)) },
+          )
+        : fc.constant(sentinel(bodyName));
+  const basis = bodyName ?? "ListMetrics";
+  const encoded = Buffer.from(basis, "utf8").toString("base64");
+  return either(
+    honest,
+    honestValue,
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom(
+        "ExecuteQuery",
+        sentinel("ExecuteQuery"),
+        sentinel(`${basis} `),
+        // Broken base64: padding left out, characters outside the alphabet, not UTF-8, wrong case.
+        `=?base64?${encoded.replace(/=+$/, "")}?=`,
+        `=?base64?${encoded.slice(0, -1)}*?=`,
+        `=?base64?${encoded.replace(/\+/g, "-").replace(/\//g, "_")}?=`,
+        "=?base64?/w==?=",
+        "=?base64?wMA=?=",
+        "=?base64?7aCA?=",
+        "=?base64??=",
+        "=?base64?=",
+        `=?BASE64?${encoded}?=`,
+        `=?base64? ${encoded}?=`,
+        basis.toLowerCase(),
+      ),
+      hostileHeaderValue(basis),
+    ),
+    4,
+  );
+}
+
+/** A 2026-07-28 POST: the body, and the MCP headers that go with it. */
+interface ModernContent {
+  body: string | undefined;
+  pairs: HeaderPair[];
+}
+
+function modernContentOf(honest: boolean): fc.Arbitrary<ModernContent> {
+  return modernPayload(honest).chain((modern) =>
+    fc
+      .record({
+        version: versionHeader(honest),
+        method: methodHeader(modern.method, honest),
+        name: nameHeader(modern.name, honest),
+        /** A cut body: not JSON, answered `-32700` under the modern version header. */
+        cut: honest ? fc.constant(undefined) : oneIn(20, fc.nat()),
+      })
+      .map(({ version, method, name, cut }) => {
+        const whole = jsonText(modern.message);
+        const body = cut === undefined ? whole : whole.slice(0, cut % Math.max(1, whole.length - 1));
+        const pairs: HeaderPair[] = [];
+        if (version !== undefined) pairs.push(["mcp-protocol-version", version]);
+        if (method !== undefined) pairs.push(["mcp-method", method]);
+        if (name !== undefined) pairs.push(["mcp-name", name]);
+        return { body, pairs };
+      }),
+  );
+}
+
+/** A 2026-07-28 POST: three in five from an honest client. */
+const modernContent: fc.Arbitrary<ModernContent> = fc.oneof(
+  { weight: 3, arbitrary: modernContentOf(true) },
+  { weight: 2, arbitrary: modernContentOf(false) },
+);
+
 /** JavaScript values that trip String(), template literals and property lookups. */
 const HOSTILE: readonly unknown[] = [
   { toString: 1 },
@@ -812,13 +1384,23 @@ const remainingMs = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 10 }) },
 );
 
+/** What a POST carries: a body of any revision (most often legacy), with the headers it needs. */
+interface HttpContent extends ModernContent {
+  modern: boolean;
+}
+
+const httpContent: fc.Arbitrary<HttpContent> = fc.oneof(
+  { weight: 3, arbitrary: allButOneIn(20, bodyText).map((body) => ({ body, pairs: [], modern: false })) },
+  { weight: 1, arbitrary: modernContent.map((content) => ({ ...content, modern: true })) },
+);
+
 function httpEvent(shape: "v2" | "v1" | "url", pool: SessionPool): fc.Arbitrary<FuzzEvent> {
   return fc
     .record({
       method: httpMethod,
       path: httpPath,
       headers: headers(pool),
-      body: allButOneIn(20, bodyText),
+      content: httpContent,
       base64: base64Mode,
       randomBytes: fc.uint8Array({ maxLength: 64 }),
       principal,
@@ -838,7 +1420,11 @@ function httpEvent(shape: "v2" | "v1" | "url", pool: SessionPool): fc.Arbitrary<
       // A pooled session is mostly presented by its owner, else 404.
       const caller =
         spec.headers.owner && spec.ownerPrincipal > 0 ? spec.headers.owner.principal : spec.principal;
-      let body: string | undefined = spec.body;
+      let body: string | undefined = spec.content.body;
+      // A 2026-07-28 body comes with its own MCP headers, MCP-Protocol-Version among them.
+      const pairs = spec.content.modern
+        ? [...spec.headers.pairs.filter(([name]) => name !== "mcp-protocol-version"), ...spec.content.pairs]
+        : spec.headers.pairs;
       let isBase64Encoded: unknown = false;
       if (body !== undefined || spec.base64 === "bytes") {
         switch (spec.base64) {
@@ -863,17 +1449,8 @@ function httpEvent(shape: "v2" | "v1" | "url", pool: SessionPool): fc.Arbitrary<
       }
       const event =
         shape === "v1"
-          ? restApiEvent(spec.method, spec.path, spec.headers.pairs, body, isBase64Encoded, caller, spec)
-          : httpApiEvent(
-              shape,
-              spec.method,
-              spec.path,
-              spec.headers.pairs,
-              body,
-              isBase64Encoded,
-              caller,
-              spec,
-            );
+          ? restApiEvent(spec.method, spec.path, pairs, body, isBase64Encoded, caller, spec)
+          : httpApiEvent(shape, spec.method, spec.path, pairs, body, isBase64Encoded, caller, spec);
       for (const [field, value] of spec.mutations ?? []) plant(event, field, value);
       return {
         shape,
@@ -959,16 +1536,23 @@ function restApiEvent(
 }
 
 /** A direct invocation: the payload as Lambda delivers it (JSON.parse of what the caller sent). */
-const directEvent: fc.Arbitrary<FuzzEvent> = fc.tuple(payload, remainingMs).map(([value, remaining]) => {
-  const textValue = jsonText(value);
-  let event: unknown;
-  try {
-    event = JSON.parse(textValue);
-  } catch {
-    event = textValue;
-  }
-  return { shape: "direct" as const, event, remainingMs: remaining, mutated: [] };
-});
+const directPayload: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 3, arbitrary: payload },
+  { weight: 1, arbitrary: modernMessage.map((modern) => modern.message) },
+);
+
+const directEvent: fc.Arbitrary<FuzzEvent> = fc
+  .tuple(directPayload, remainingMs)
+  .map(([value, remaining]) => {
+    const textValue = jsonText(value);
+    let event: unknown;
+    try {
+      event = JSON.parse(textValue);
+    } catch {
+      event = textValue;
+    }
+    return { shape: "direct" as const, event, remainingMs: remaining, mutated: [] };
+  });
 
 const arbitraryEvent: fc.Arbitrary<FuzzEvent> = fc
   .tuple(

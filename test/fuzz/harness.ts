@@ -2,7 +2,15 @@ import fc from "fast-check";
 import { lambdaContext } from "../helpers/events.js";
 import type { Handler } from "../helpers/handler.js";
 import { type FuzzEvent, fuzzEvent, type PooledSession, type SessionPool } from "./arbitraries.js";
-import { check, describe, type FuzzSettings, type Observation, sentText } from "./oracle.js";
+import {
+  check,
+  describe,
+  type FuzzSettings,
+  type Observation,
+  sentText,
+  type Traffic,
+  trafficOf,
+} from "./oracle.js";
 
 /** One configuration of the handler under fuzz. */
 export interface FuzzConfig extends FuzzSettings {
@@ -36,6 +44,8 @@ export interface FuzzReport {
   concurrent: number;
   seconds: number;
   shapes: Record<string, number>;
+  /** Events by the protocol era the oracle says serves them (2026-07-28 "modern", the 2025 revisions "legacy"). */
+  eras: Record<string, number>;
   statuses: Record<string, number>;
   /** The most frequent replies by status, JSON-RPC code and message start: what the events reached. */
   reasons: [string, number][];
@@ -209,6 +219,7 @@ export async function fuzz(
   const output = new OutputCapture();
   const findings = new Map<string, Finding>();
   const shapes: Record<string, number> = {};
+  const eras: Record<string, number> = {};
   const statuses: Record<string, number> = {};
   const reasons = new Map<string, number>();
   const replayed: NonNullable<FuzzReport["replayed"]> = [];
@@ -233,12 +244,15 @@ export async function fuzz(
       for (const observation of await observeCase(handler, inputs, output)) {
         const input = observation.input;
         shapes[input.shape] = (shapes[input.shape] ?? 0) + 1;
+        const traffic: Traffic = trafficOf(input.event);
+        const era = traffic.era === "modern" ? `modern ${expectedKind(traffic)}` : traffic.era;
+        eras[era] = (eras[era] ?? 0) + 1;
         const status = statusOf(observation);
         statuses[status] = (statuses[status] ?? 0) + 1;
         for (const reason of reasonsOf(status, observation.result)) {
           reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
         }
-        const problems = check(observation, config);
+        const problems = check(observation, config, traffic);
         if (options.path !== undefined) replayed.push({ observation, problems });
         // One finding per event, named by its most telling problem (a logged fault names its cause).
         const problem = problems.find((candidate) => candidate.startsWith("fault: logged")) ?? problems[0];
@@ -282,6 +296,7 @@ export async function fuzz(
       concurrent,
       seconds,
       shapes,
+      eras,
       statuses,
       reasons: [...reasons].sort((a, b) => b[1] - a[1]).slice(0, REASONS_SHOWN),
       findings: [...findings.values()],
@@ -290,6 +305,12 @@ export async function fuzz(
   } finally {
     output.restore();
   }
+}
+
+/** What 2026-07-28 was due to answer, in short: `served`, `accepted`, or the refusal's status and code. */
+function expectedKind(traffic: Traffic & { era: "modern" }): string {
+  const expected = traffic.expected;
+  return expected.kind === "refused" ? `${expected.status} ${expected.code}` : expected.kind;
 }
 
 /** What each reply of an answer says, in short: `status code message-start` (`ok` for a result). */
@@ -366,6 +387,7 @@ export function formatReport(report: FuzzReport, replay: string): string {
   const lines = [
     `fuzz ${report.config}: ${report.events} events (${report.concurrent} of them run 2 to 4 at once) in ${report.seconds.toFixed(1)} s, ${Math.round(rate)} events/s, seed ${report.seed}`,
     `  shapes: ${describe(report.shapes)}`,
+    `  eras: ${describe(report.eras)}`,
     `  answers: ${describe(report.statuses)}`,
     `  most frequent replies: ${report.reasons.map(([reason, count]) => `${count}x ${reason}`).join(" | ")}`,
   ];

@@ -1,8 +1,20 @@
-import { AUTHORIZATION_MARKER, type FuzzEvent } from "./arbitraries.js";
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AUTHORIZATION_MARKER, type FuzzEvent, META_KEYS, MODERN_VERSION } from "./arbitraries.js";
 
 /**
  * The invariants every answer of the handler must meet, whatever the event. Each check returns the
  * problems it found, as "kind: detail" lines; the kind (before the colon) groups findings.
+ *
+ * A POST to /mcp (or a direct invocation) is served by the rules of protocol revision 2026-07-28 or of
+ * the legacy revisions, and the oracle tells which from the event as the server must (`trafficOf`).
+ * Legacy traffic keeps the contract's table of statuses and codes; for 2026-07-28 traffic the answer
+ * is known exactly from the event (status, code, id), its results are complete and name the server,
+ * and no answer of it carries a session.
  *
  * A 500 is a finding: in the fuzz environment nothing the server depends on is broken (the session
  * store answers, Prometheus answers or refuses in ways the tools handle), so any `-32603 Internal
@@ -200,8 +212,416 @@ const MCP_STATUS_CODES: Record<number, readonly number[] | "any-but-invalid"> = 
   503: [-32000],
 };
 
+// ---------------------------------------------------------------------------------------------
+// Protocol eras. An event is served by the rules of 2026-07-28 ("modern") or of the 2025 revisions
+// ("legacy"), told apart as the server must: by the MCP-Protocol-Version header, and by the version
+// a message's `params._meta` claims. For modern traffic the answer is known from the event alone.
+
+const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
+const LEGACY_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** What `server/discover` and a `-32022` list, newest first. */
+const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+const SERVER_NAME = "prometheus-mcp-lambda";
+const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/** The methods 2026-07-28 serves here; every other one is 404 `-32601`. */
+const SERVED_METHODS = ["server/discover", "tools/list", "tools/call"];
+/** The body member `Mcp-Name` mirrors, by method (only these methods name something). */
+const NAME_SOURCES = new Map([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+]);
+/** Codes of a JSON-RPC error that only the HTTP layer or the envelope checks may give, never a served method. */
+const NOT_FROM_A_SERVED_METHOD = [-32700, -32600, -32601, -32020, -32022];
+/** Refusals made before the body is read (origin, size, Content-Type, Accept): any era. */
+const REFUSED_BEFORE_THE_BODY = new Set([403, 406, 413, 415]);
+const REQUEST_TIMEOUT = -32001;
+
+/** What 2026-07-28 answers one payload. `traceId`: the trace id its request line must log. */
+export type ModernExpectation =
+  | { kind: "accepted" }
+  | {
+      kind: "refused";
+      status: number;
+      code: number;
+      id: unknown;
+      why: string;
+      /** For `-32022`: the version asked for. */
+      requested?: string;
+      traceId?: string;
+    }
+  | { kind: "served"; method: string; id: unknown; traceId: string | undefined };
+
+/** How the server must serve an event: `none` for what no JSON-RPC rule applies to (GET, /health…). */
+export type Traffic =
+  | { era: "modern"; expected: ModernExpectation }
+  | { era: "legacy"; unsupportedVersion?: string }
+  | { era: "none" };
+
+/** An HTTP event as the server reads it: HTTP API (v2, Function URL) before REST (v1). */
+interface HttpRead {
+  method: string;
+  path: string;
+  /** Lower-case names; values with CR, LF or NUL dropped; REST multi-value headers win, joined. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+function isHeaderValue(value: unknown): value is string {
+  return typeof value === "string" && !/[\r\n\0]/.test(value);
+}
+
+function readHttp(event: unknown): HttpRead {
+  const httpApi =
+    isObject(ownPath(event, "requestContext", "http")) && typeof own(event, "rawPath") === "string";
+  const method = httpApi ? ownPath(event, "requestContext", "http", "method") : own(event, "httpMethod");
+  const headers: Record<string, string> = Object.create(null);
+  const single = own(event, "headers");
+  if (isObject(single)) {
+    for (const [name, value] of Object.entries(single)) {
+      if (isHeaderValue(value)) headers[name.toLowerCase()] = value;
+    }
+  }
+  const multi = httpApi ? undefined : own(event, "multiValueHeaders");
+  if (isObject(multi)) {
+    for (const [name, values] of Object.entries(multi)) {
+      if (!Array.isArray(values)) continue;
+      const kept = Array.from(values).filter(isHeaderValue);
+      if (kept.length > 0) headers[name.toLowerCase()] = kept.join(", ");
+    }
+  }
+  const raw = own(event, "body");
+  let body = "";
+  if (typeof raw === "string" && raw !== "") {
+    body = own(event, "isBase64Encoded") === true ? Buffer.from(raw, "base64").toString("utf8") : raw;
+  }
+  return {
+    method:
+      method === undefined || method === null
+        ? "GET"
+        : typeof method === "string"
+          ? method.toUpperCase()
+          : "",
+    path: httpApi ? (own(event, "rawPath") as string) : (text(own(event, "path")) ?? "/"),
+    headers,
+    body,
+  };
+}
+
+function metaOf(message: unknown): unknown {
+  return own(own(message, "params"), "_meta");
+}
+
+/** A message whose `_meta` claims a protocol version (any value) that is not a legacy one. */
+function claimsModernEra(message: unknown): boolean {
+  const meta = metaOf(message);
+  if (!isObject(meta) || !Object.hasOwn(meta, META_KEYS.protocolVersion)) return false;
+  const claimed = meta[META_KEYS.protocolVersion];
+  return typeof claimed !== "string" || !LEGACY_VERSIONS.includes(claimed);
+}
+
+function claimsModernEraAnywhere(payload: unknown): boolean {
+  return Array.isArray(payload) ? payload.some(claimsModernEra) : claimsModernEra(payload);
+}
+
+/** Which era serves the event, and for 2026-07-28 what it must answer. */
+export function trafficOf(event: unknown): Traffic {
+  if (!isHttpShaped(event)) {
+    return claimsModernEraAnywhere(event)
+      ? { era: "modern", expected: expectModern(event, undefined) }
+      : { era: "legacy" };
+  }
+  const request = readHttp(event);
+  if (routeOf(request.path) !== "mcp" || request.method !== "POST") return { era: "none" };
+  let payload: unknown;
+  let parsed = true;
+  try {
+    payload = JSON.parse(request.body);
+  } catch {
+    parsed = false;
+  }
+  const rawVersion = request.headers["mcp-protocol-version"];
+  const version = rawVersion === undefined || rawVersion.trim() === "" ? undefined : rawVersion.trim();
+  const modernHeader = version !== undefined && MODERN_VERSIONS.includes(version);
+  if (modernHeader || (parsed && claimsModernEraAnywhere(payload))) {
+    return {
+      era: "modern",
+      expected: parsed
+        ? expectModern(payload, request.headers)
+        : { kind: "refused", status: 400, code: -32700, id: null, why: "a body that is not JSON" },
+    };
+  }
+  return version === undefined || LEGACY_VERSIONS.includes(version)
+    ? { era: "legacy" }
+    : { era: "legacy", unsupportedVersion: version };
+}
+
+type Classified = { kind: "request" | "notification" | "response" } | { kind: "invalid"; id: unknown };
+
+/** What JSON-RPC 2.0 (with the MCP SDK's schemas) makes of one value. */
+function classifyMessage(value: unknown): Classified {
+  if (!isObject(value)) return { kind: "invalid", id: null };
+  const id = isRequestId(value.id) ? value.id : null;
+  if (value.jsonrpc !== "2.0") return { kind: "invalid", id };
+  if (!Object.hasOwn(value, "method")) {
+    const response =
+      (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) &&
+      (isJSONRPCResultResponse(value) ||
+        isJSONRPCErrorResponse(value) ||
+        (value.id === null && isObject(value.error) && typeof value.error.code === "number"));
+    return response ? { kind: "response" } : { kind: "invalid", id };
+  }
+  if (typeof value.method !== "string" || value.method === "") return { kind: "invalid", id };
+  if (Object.hasOwn(value, "id") && !isRequestId(value.id)) return { kind: "invalid", id: null };
+  const params = value.params;
+  if (params !== undefined && !isObject(params)) return { kind: "invalid", id };
+  if (params !== undefined && params._meta !== undefined && !isObject(params._meta)) {
+    return { kind: "invalid", id };
+  }
+  if (Object.hasOwn(value, "id"))
+    return isJSONRPCRequest(value) ? { kind: "request" } : { kind: "invalid", id };
+  return isJSONRPCNotification(value) ? { kind: "notification" } : { kind: "invalid", id };
+}
+
+/**
+ * A header's value as its sender meant it: trimmed, visible ASCII (space and tab allowed) only, and a
+ * `=?base64?…?=` sentinel (where allowed) decoded as base64 UTF-8; undefined when malformed.
+ */
+function meantHeaderValue(raw: string, sentinel: boolean): string | undefined {
+  const value = raw.trim();
+  if (!/^[\x20-\x7E\t]*$/.test(value)) return undefined;
+  const prefix = "=?base64?";
+  const suffix = "?=";
+  if (!sentinel || value.length < prefix.length + suffix.length) return value;
+  if (!value.startsWith(prefix) || !value.endsWith(suffix)) return value;
+  const encoded = value.slice(prefix.length, -suffix.length);
+  // RFC 4648 base64: the alphabet, padded to a multiple of four.
+  if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) return undefined;
+  const bytes = Buffer.from(encoded, "base64");
+  const decoded = bytes.toString("utf8");
+  // Well-formed UTF-8 comes back byte for byte (a replacement character would not); a BOM is kept.
+  return Buffer.from(decoded, "utf8").equals(bytes) ? decoded : undefined;
+}
+
+/** W3C Trace Context: the trace id of a well-formed `traceparent` (at most 512 characters). */
+function traceIdOf(traceparent: unknown): string | undefined {
+  if (typeof traceparent !== "string" || traceparent.length > 512) return undefined;
+  const [version = "", traceId = "", parentId = "", flags = "", ...rest] = traceparent.split("-");
+  if (!/^[0-9a-f]{2}$/.test(version) || version === "ff") return undefined;
+  if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId)) return undefined;
+  if (!/^[0-9a-f]{16}$/.test(parentId) || /^0+$/.test(parentId)) return undefined;
+  if (!/^[0-9a-f]{2}$/.test(flags)) return undefined;
+  if (rest.length > 0 && (version === "00" || /[\n\r\u2028\u2029]/.test(rest.join("-")))) return undefined;
+  return traceId;
+}
+
+/** What is missing or malformed in a 2026-07-28 request's `_meta` envelope. */
+function envelopeProblem(meta: unknown): string | undefined {
+  if (!isObject(meta)) return "no params._meta";
+  if (typeof meta[META_KEYS.protocolVersion] !== "string") return "no protocol version string";
+  if (!isObject(meta[META_KEYS.clientCapabilities])) return "no client capabilities object";
+  const info = own(meta, META_KEYS.clientInfo);
+  if (
+    info !== undefined &&
+    !(isObject(info) && typeof info.name === "string" && typeof info.version === "string")
+  ) {
+    return "a malformed client info";
+  }
+  const level = own(meta, META_KEYS.logLevel);
+  if (level !== undefined && !(typeof level === "string" && LOG_LEVELS.includes(level))) {
+    return "an unknown log level";
+  }
+  return undefined;
+}
+
+/** How `Mcp-Method` / `Mcp-Name` disagree with the request (missing, malformed, different), if they do. */
+function headerMismatch(
+  headers: Record<string, string>,
+  method: string,
+  params: unknown,
+): string | undefined {
+  const methodHeader = headers["mcp-method"];
+  if (methodHeader === undefined) return "no Mcp-Method header";
+  if (meantHeaderValue(methodHeader, false) !== method) return "an Mcp-Method header that is not the method";
+  const source = NAME_SOURCES.get(method);
+  if (source === undefined) return undefined;
+  const bodyValue = own(params, source);
+  const bodyName = typeof bodyValue === "string" ? bodyValue : undefined;
+  const nameHeader = headers["mcp-name"];
+  if (nameHeader === undefined) return bodyName === undefined ? undefined : "no Mcp-Name header";
+  const sent = meantHeaderValue(nameHeader, true);
+  if (sent === undefined) return "a malformed Mcp-Name header";
+  return sent === bodyName ? undefined : `an Mcp-Name header that is not params.${source}`;
+}
+
+/**
+ * What 2026-07-28 answers `payload`, checked in this order: one message (a batch, anything but a
+ * request: -32600, a notification: accepted), the claimed version against MCP-Protocol-Version
+ * (-32020) and against the versions served (-32022), the envelope (-32602), Mcp-Method and Mcp-Name
+ * (-32020), the method (404 -32601). `headers` is undefined for a direct invocation.
+ */
+function expectModern(payload: unknown, headers: Record<string, string> | undefined): ModernExpectation {
+  const refused = (status: number, code: number, id: unknown, why: string): ModernExpectation => ({
+    kind: "refused",
+    status,
+    code,
+    id,
+    why,
+  });
+  if (Array.isArray(payload)) return refused(400, -32600, null, "a batch");
+  const classified = classifyMessage(payload);
+  if (classified.kind === "invalid") return refused(400, -32600, classified.id, "not a JSON-RPC message");
+  if (classified.kind === "response") return refused(400, -32600, null, "a response");
+  if (classified.kind === "notification") return { kind: "accepted" };
+  const request = payload as Json;
+  const { id, method, params } = request;
+  const meta = metaOf(request);
+  const claimed = own(meta, META_KEYS.protocolVersion);
+  if (typeof claimed === "string") {
+    if (headers !== undefined) {
+      const raw = headers["mcp-protocol-version"];
+      if (raw === undefined || meantHeaderValue(raw, false) !== claimed) {
+        return refused(400, -32020, id, "a version header other than the _meta version");
+      }
+    }
+    if (!MODERN_VERSIONS.includes(claimed)) {
+      return { ...refused(400, -32022, id, "a version not served"), requested: claimed } as ModernExpectation;
+    }
+  }
+  const problem = envelopeProblem(meta);
+  if (problem !== undefined) return refused(400, -32602, id, problem);
+  const mismatch = headers === undefined ? undefined : headerMismatch(headers, method as string, params);
+  if (mismatch !== undefined) return refused(400, -32020, id, mismatch);
+  const traceId = traceIdOf(own(meta, "traceparent"));
+  if (SERVED_METHODS.includes(method as string))
+    return { kind: "served", method: method as string, id, traceId };
+  return { ...refused(404, -32601, id, "an unknown method"), traceId } as ModernExpectation;
+}
+
+function describeExpected(expected: ModernExpectation): string {
+  switch (expected.kind) {
+    case "accepted":
+      return "accepted (202, or null for a direct invocation)";
+    case "refused":
+      return `${expected.status} ${expected.code} for ${expected.why} (id ${short(JSON.stringify(expected.id), 60)})`;
+    case "served":
+      return `a ${expected.method} reply (id ${short(JSON.stringify(expected.id), 60)})`;
+  }
+}
+
+/** Middy's answer when the deadline came first: -32001, id null (HTTP 200). */
+function isDeadlineAnswer(reply: unknown, status: number | undefined): boolean {
+  return (
+    (status === undefined || status === 200) &&
+    errorCode(reply) === REQUEST_TIMEOUT &&
+    own(reply, "id") === null
+  );
+}
+
+/** A 2026-07-28 reply (an HTTP body, or a direct invocation's result) against what was due. */
+function checkModernReply(expected: ModernExpectation, reply: unknown, status: number | undefined): string[] {
+  const at = status === undefined ? "direct" : `HTTP ${status}`;
+  const got = short(describe(reply), 300);
+  if (status !== undefined && REFUSED_BEFORE_THE_BODY.has(status)) {
+    const allowed = MCP_STATUS_CODES[status];
+    const code = errorCode(reply);
+    return Array.isArray(allowed) && code !== undefined && allowed.includes(code)
+      ? []
+      : [`contract: HTTP ${status} with JSON-RPC code ${code}: ${got}`];
+  }
+  if (Array.isArray(reply))
+    return [`modern: a batch reply (${at}) where ${describeExpected(expected)} was due`];
+  const problems = replyProblems(reply).map((problem) => `jsonrpc: ${problem}: ${got}`);
+  if (isInternalError(reply) && status !== 500) problems.push(`fault: -32603 Internal error at ${at}`);
+  if (isDeadlineAnswer(reply, status)) return problems;
+  const code = errorCode(reply);
+  const id = own(reply, "id");
+  switch (expected.kind) {
+    case "accepted":
+      problems.push(`modern: a notification answered ${at}: ${got}`);
+      break;
+    case "refused": {
+      if (
+        (status !== undefined && status !== expected.status) ||
+        code !== expected.code ||
+        id !== expected.id
+      ) {
+        problems.push(`modern: ${at} ${code} where ${describeExpected(expected)} was due: ${got}`);
+      } else if (expected.requested !== undefined) {
+        problems.push(...unsupportedVersionProblems(reply, expected.requested));
+      }
+      break;
+    }
+    case "served": {
+      if (status !== undefined && status !== 200 && status !== 500) {
+        problems.push(`modern: ${at} where ${describeExpected(expected)} was due: ${got}`);
+      }
+      if (id !== expected.id) problems.push(`modern: a ${expected.method} reply with another id: ${got}`);
+      if (code === undefined) problems.push(...modernResultProblems(expected.method, own(reply, "result")));
+      else if (NOT_FROM_A_SERVED_METHOD.includes(code) || expected.method === "server/discover") {
+        problems.push(`modern: ${expected.method} answered ${at} with ${code}: ${got}`);
+      }
+      break;
+    }
+  }
+  return problems;
+}
+
+/** `-32022` names the versions served and (cut, when long) the one asked for. */
+function unsupportedVersionProblems(reply: unknown, requested: string): string[] {
+  const data = own(own(reply, "error"), "data");
+  const supported = own(data, "supported");
+  const echoed = own(data, "requested");
+  const problems: string[] = [];
+  if (!Array.isArray(supported) || supported.join() !== SUPPORTED_VERSIONS.join()) {
+    problems.push(`modern: -32022 lists ${short(describe(supported), 120)} as supported`);
+  }
+  const fits =
+    echoed === requested ||
+    (typeof echoed === "string" &&
+      echoed.endsWith("…") &&
+      echoed.length <= 200 &&
+      requested.startsWith(echoed.slice(0, -1)));
+  if (!fits) problems.push(`modern: -32022 names ${short(describe(echoed), 120)} as requested`);
+  return problems;
+}
+
+/** A 2026-07-28 result: complete, naming the server; discover and tools/list what they must be. */
+function modernResultProblems(method: string, result: unknown): string[] {
+  const problems: string[] = [];
+  if (own(result, "resultType") !== "complete") {
+    problems.push(
+      `modern: a ${method} result without resultType "complete": ${short(describe(result), 200)}`,
+    );
+  }
+  const info = ownPath(result, "_meta", SERVER_INFO_KEY);
+  if (own(info, "name") !== SERVER_NAME || typeof own(info, "version") !== "string") {
+    problems.push(`modern: a ${method} result whose _meta names no server: ${short(describe(info), 200)}`);
+  }
+  if (method === "server/discover") {
+    const versions = own(result, "supportedVersions");
+    if (!Array.isArray(versions) || versions.join() !== SUPPORTED_VERSIONS.join()) {
+      problems.push(`modern: server/discover lists ${short(describe(versions), 200)}`);
+    }
+    if (!isObject(ownPath(result, "capabilities", "tools")))
+      problems.push("modern: server/discover offers no tools");
+  }
+  if (method === "tools/list" && !Array.isArray(own(result, "tools"))) {
+    problems.push(`modern: a tools/list result without tools: ${short(describe(result), 200)}`);
+  }
+  if (method === "tools/call" && !Array.isArray(own(result, "content"))) {
+    problems.push(`modern: a tools/call result without content: ${short(describe(result), 200)}`);
+  }
+  return problems;
+}
+
 /** Every problem with one observation; empty when the handler kept every invariant. */
-export function check(observation: Observation, settings: FuzzSettings): string[] {
+export function check(
+  observation: Observation,
+  settings: FuzzSettings,
+  traffic: Traffic = trafficOf(observation.input.event),
+): string[] {
   const problems: string[] = [];
   const { input, result } = observation;
   if (observation.threw) {
@@ -219,7 +639,7 @@ export function check(observation: Observation, settings: FuzzSettings): string[
   const http = isHttpShaped(input.event);
   let answerText: string;
   if (http) {
-    problems.push(...checkHttp(input.event, result, settings), ...checkHttpIds(input.event, result));
+    problems.push(...checkHttp(input.event, result, settings, traffic), ...checkHttpIds(input.event, result));
     // The session store (memory, or dynalite on 127.0.0.1) is up for the whole run: with time to
     // spare, it has no reason to be unavailable.
     if (own(result, "statusCode") === 503 && input.remainingMs >= STORE_SURELY_ANSWERS_MS) {
@@ -230,7 +650,7 @@ export function check(observation: Observation, settings: FuzzSettings): string[
     const headers = own(result, "headers");
     answerText = `${String(own(result, "body"))}\n${isObject(headers) ? Object.values(headers).join("\n") : ""}`;
   } else {
-    problems.push(...checkDirect(result, settings), ...checkDirectIds(input.event, result));
+    problems.push(...checkDirect(result, settings, traffic), ...checkDirectIds(input.event, result));
     try {
       answerText = JSON.stringify(result) ?? "";
     } catch {
@@ -247,7 +667,8 @@ export function check(observation: Observation, settings: FuzzSettings): string[
     }
   }
 
-  problems.push(...checkLogs(observation, http));
+  const refusedEarly = http && REFUSED_BEFORE_THE_BODY.has(own(result, "statusCode") as number);
+  problems.push(...checkLogs(observation, http, traffic, refusedEarly));
   return problems;
 }
 
@@ -256,7 +677,7 @@ function around(haystack: string, needle: string): string {
   return haystack.slice(Math.max(0, at - 120), at + needle.length + 120);
 }
 
-function checkHttp(event: unknown, result: unknown, settings: FuzzSettings): string[] {
+function checkHttp(event: unknown, result: unknown, settings: FuzzSettings, traffic: Traffic): string[] {
   if (!isObject(result)) return [`shape: an HTTP event got ${short(describe(result))}`];
   const problems: string[] = [];
   const { statusCode, headers, body } = result;
@@ -283,20 +704,17 @@ function checkHttp(event: unknown, result: unknown, settings: FuzzSettings): str
   const contentType = Object.entries(headerMap).find(([name]) => name.toLowerCase() === "content-type")?.[1];
 
   if (status === 500) problems.push(`fault: HTTP 500 ${short(body)}`);
-  if (status === 202 || status === 204) {
-    if (body !== "") problems.push(`shape: ${status} with a body ${short(body)}`);
-    if (contentType !== undefined) problems.push(`shape: ${status} with Content-Type ${contentType}`);
+  if (traffic.era === "modern") {
+    problems.push(...checkModernHttp(traffic.expected, status, headerMap, body, contentType));
     return problems;
   }
-  if (contentType !== "application/json") problems.push(`shape: Content-Type ${contentType} on ${status}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    problems.push(`shape: body is not JSON: ${short(body)}`);
-    return problems;
+  if (traffic.era === "legacy" && traffic.unsupportedVersion !== undefined) {
+    problems.push(...checkUnsupportedLegacyVersion(traffic.unsupportedVersion, status, body));
   }
-  if (Buffer.byteLength(body) > RESPONSE_LIMIT_BYTES) problems.push(`size: body of ${body.length} chars`);
+  const shape = bodyShape(status, body, contentType);
+  problems.push(...shape.problems);
+  if (!("parsed" in shape)) return problems;
+  const parsed = shape.parsed;
 
   const route = routeOf(pathOf(event));
   const method = methodOf(event);
@@ -342,6 +760,95 @@ function checkHttp(event: unknown, result: unknown, settings: FuzzSettings): str
   }
   if (status === 503 && !Object.keys(headerMap).some((name) => name.toLowerCase() === "retry-after")) {
     problems.push("contract: 503 without Retry-After");
+  }
+  return problems;
+}
+
+/** A POST to /mcp of 2026-07-28: the answer its event was due, and never a session. */
+function checkModernHttp(
+  expected: ModernExpectation,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+  contentType: string | undefined,
+): string[] {
+  const problems: string[] = [];
+  if (Object.keys(headers).some((name) => name.toLowerCase() === "mcp-session-id")) {
+    problems.push(`session: a 2026-07-28 answer (HTTP ${status}) carries Mcp-Session-Id`);
+  }
+  const shape = bodyShape(status, body, contentType);
+  problems.push(...shape.problems);
+  if (status === 202 || status === 204) {
+    if (status !== 202 || expected.kind !== "accepted") {
+      problems.push(`modern: HTTP ${status} where ${describeExpected(expected)} was due`);
+    }
+    return problems;
+  }
+  if ("parsed" in shape) problems.push(...checkModernReply(expected, shape.parsed, status));
+  return problems;
+}
+
+/**
+ * What every answer's body must be: empty without a Content-Type for 202 and 204, else JSON within
+ * Lambda's limit (then `parsed` is there to check further).
+ */
+function bodyShape(
+  status: number,
+  body: string,
+  contentType: string | undefined,
+): { problems: string[]; parsed?: unknown } {
+  const problems: string[] = [];
+  if (status === 202 || status === 204) {
+    if (body !== "") problems.push(`shape: ${status} with a body ${short(body)}`);
+    if (contentType !== undefined) problems.push(`shape: ${status} with Content-Type ${contentType}`);
+    return { problems };
+  }
+  if (contentType !== "application/json") problems.push(`shape: Content-Type ${contentType} on ${status}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    problems.push(`shape: body is not JSON: ${short(body)}`);
+    return { problems };
+  }
+  if (Buffer.byteLength(body) > RESPONSE_LIMIT_BYTES) problems.push(`size: body of ${body.length} chars`);
+  return { problems, parsed };
+}
+
+/** A legacy POST whose MCP-Protocol-Version names no revision served: 400 -32600, before its body is read. */
+function checkUnsupportedLegacyVersion(version: string, status: number, body: string): string[] {
+  if (REFUSED_BEFORE_THE_BODY.has(status)) return [];
+  let reply: unknown;
+  try {
+    reply = JSON.parse(body);
+  } catch {
+    reply = undefined;
+  }
+  if (isDeadlineAnswer(reply, status) || (status === 400 && errorCode(reply) === -32600)) return [];
+  return [
+    `legacy: MCP-Protocol-Version ${short(JSON.stringify(version), 60)} (no revision served) answered ${status}: ${short(body)}`,
+  ];
+}
+
+/** The request line names the era that served the event, and the trace id of its `traceparent`. */
+function checkEraLogged(entry: Json, http: boolean, traffic: Traffic, refusedEarly: boolean): string[] {
+  const problems: string[] = [];
+  const era = entry.era;
+  const due = traffic.era === "none" ? undefined : traffic.era;
+  if (era !== undefined && era !== due) {
+    problems.push(`log: era ${short(describe(era), 40)} logged for ${traffic.era} traffic`);
+  }
+  if (era === undefined && (http ? traffic.era === "modern" && !refusedEarly : due !== undefined)) {
+    problems.push(`log: no era logged for ${traffic.era} traffic`);
+  }
+  const trace =
+    traffic.era === "modern" && traffic.expected.kind !== "accepted" ? traffic.expected.traceId : undefined;
+  const logged = entry.trace_id;
+  if (logged !== undefined && logged !== trace) {
+    problems.push(`log: trace id ${short(describe(logged), 60)} logged where ${trace ?? "none"} was due`);
+  }
+  if (logged === undefined && trace !== undefined && !refusedEarly) {
+    problems.push(`log: the trace id of a well-formed traceparent (${trace}) was not logged`);
   }
   return problems;
 }
@@ -401,7 +908,7 @@ function checkHttpIds(event: unknown, result: unknown): string[] {
   }
 }
 
-function checkDirect(result: unknown, settings: FuzzSettings): string[] {
+function checkDirect(result: unknown, settings: FuzzSettings, traffic: Traffic): string[] {
   const problems: string[] = [];
   let serialized: string | undefined;
   try {
@@ -411,6 +918,12 @@ function checkDirect(result: unknown, settings: FuzzSettings): string[] {
   }
   if (serialized !== undefined && Buffer.byteLength(serialized) > RESPONSE_LIMIT_BYTES) {
     problems.push(`size: a direct result of ${serialized.length} chars`);
+  }
+  if (traffic.era === "modern") {
+    // 2026-07-28 has the spec's answers whatever PYTHON_COMPAT says: null for a notification.
+    if (result === null && traffic.expected.kind === "accepted") return problems;
+    problems.push(...checkModernReply(traffic.expected, result, undefined));
+    return problems;
   }
   if (result === null) {
     if (settings.pythonCompat)
@@ -438,7 +951,12 @@ function checkDirect(result: unknown, settings: FuzzSettings): string[] {
   return problems;
 }
 
-function checkLogs(observation: Observation, http: boolean): string[] {
+function checkLogs(
+  observation: Observation,
+  http: boolean,
+  traffic: Traffic,
+  refusedEarly: boolean,
+): string[] {
   const problems: string[] = [];
   const expectedPrincipal = http ? principalOf(observation.input.event) : undefined;
   const ownLogs = observation.sharedLogs !== true;
@@ -480,6 +998,7 @@ function checkLogs(observation: Observation, http: boolean): string[] {
         problems.push(`log: principal ${short(logged, 60)} logged for ${short(expectedPrincipal, 60)}`);
       }
       if (!Array.isArray(entry.rpc)) problems.push("log: the request line has no rpc summary");
+      if (ownLogs) problems.push(...checkEraLogged(entry, http, traffic, refusedEarly));
     }
   }
   // An HTTP request to /mcp or /health, or a direct invocation, is logged once (unless the handler failed).

@@ -34,7 +34,15 @@ function decoded(value: string | undefined, sentinel: boolean): string | undefin
 
 const toolName = fc.oneof(
   fc.constantFrom("GetServerInfo", "ExecuteQuery", "ListMetrics", "no_such_tool"),
-  fc.constantFrom(" GetServerInfo", "Wetter für Köln", "=?base64?R2V0?=", "a\tb", "名前", "x".repeat(200)),
+  fc.constantFrom(
+    " GetServerInfo",
+    "\ufeffGetServerInfo",
+    "Wetter für Köln",
+    "=?base64?R2V0?=",
+    "a\tb",
+    "名前",
+    "x".repeat(200),
+  ),
   fc.string({ maxLength: 12 }),
 );
 
