@@ -13,6 +13,9 @@ import { type HttpRequest, isHttpEvent, normalizeEvent } from "./http/event.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { isPlainObject } from "./json.js";
+import { MetricsRecorder, type RequestSummary } from "./metrics/emf.js";
+import { RequestReport } from "./metrics/report.js";
+import { RequestLine } from "./metrics/requestLine.js";
 import { createUpstream } from "./prometheus/upstream.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
@@ -62,10 +65,32 @@ export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
  * ```
  */
 export function createHandler(config: Config, dependencies: Dependencies = {}): Handler {
-  const logger = new Logger({ serviceName: SERVER_NAME, logLevel: config.logLevel });
+  const logger = new Logger({ serviceName: config.serviceName, logLevel: config.logLevel });
   const reportFault = (error: unknown, where: string): void => {
     logger.error(`Unexpected failure in ${where}`, error instanceof Error ? error : describeThrown(error));
   };
+  const recorder = config.metrics
+    ? new MetricsRecorder(config.metricsNamespace, config.serviceName)
+    : undefined;
+  const requestLine = new RequestLine(config.serviceName);
+
+  /** The request's one line, its log record and its metrics together (see RequestLine). */
+  function writeRequestLine(
+    message: string,
+    lambda: Context | undefined,
+    correlationId: string | undefined,
+    fields: Record<string, unknown>,
+    summary: () => RequestSummary,
+  ): void {
+    requestLine.emit({
+      log: logsInfo(logger),
+      message,
+      lambda,
+      correlationId,
+      fields,
+      metrics: recorder === undefined ? [] : recorder.documents(summary()),
+    });
+  }
 
   const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
@@ -92,11 +117,14 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     });
   const makeServer = mcpServerFactory(serverOptions);
   const openBridge = bridgeTo(makeServer);
+  const sharedBridge = sharing(openBridge);
   // PYTHON_COMPAT is for the Python Lambda's (legacy) clients: 2026-07-28 requests get the spec's results.
   const modern: ModernOptions = {
-    openBridge: config.pythonCompat
-      ? bridgeTo(mcpServerFactory({ ...serverOptions, toolFailuresAsErrors: false, pythonLayout: false }))
-      : openBridge,
+    sharedBridge: config.pythonCompat
+      ? sharing(
+          bridgeTo(mcpServerFactory({ ...serverOptions, toolFailuresAsErrors: false, pythonLayout: false })),
+        )
+      : sharedBridge,
     identity: {
       name: SERVER_NAME,
       version: SERVER_VERSION,
@@ -119,6 +147,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     checkHost: config.isOffline,
     pythonCompat: config.pythonCompat,
     openBridge,
+    sharedBridge,
     sessions,
     sessionsRequired: config.sessions === "required",
     modern,
@@ -129,23 +158,29 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     lambda: Context | undefined,
     principal: string | undefined,
     replyBytes: number,
+    report: RequestReport | undefined,
   ): StartedRequest {
     const remaining =
       typeof lambda?.getRemainingTimeInMillis === "function"
         ? lambda.getRemainingTimeInMillis()
         : DEFAULT_REMAINING_MS;
-    return startRequest({ timeoutMs: remaining - DEADLINE_MARGIN_MS, principal, replyBytes });
+    return startRequest({ timeoutMs: remaining - DEADLINE_MARGIN_MS, principal, replyBytes, report });
   }
 
-  async function handleHttp(request: HttpRequest, lambda: Context | undefined): Promise<HttpResponse> {
+  async function handleHttp(
+    request: HttpRequest,
+    lambda: Context | undefined,
+    correlationId: string | undefined,
+  ): Promise<HttpResponse> {
     const startedAt = performance.now();
+    const report = recorder === undefined ? undefined : new RequestReport();
     let served: McpRouteResult | undefined;
     let response: HttpResponse;
     const route = routeOf(request.path);
     if (route === "health" && request.method === "GET") {
       response = handleHealth(SERVER_NAME, SERVER_VERSION, request.headers.origin);
     } else if (route === "mcp") {
-      const started = startRequestIn(lambda, request.principal, HTTP_REPLY_BYTES);
+      const started = startRequestIn(lambda, request.principal, HTTP_REPLY_BYTES, report);
       try {
         served = await handleMcp(request, mcpOptions, started);
         response = served.response;
@@ -155,38 +190,60 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     } else {
       response = jsonResponse(404, { error: "Not found" }, {});
     }
-    logger.info("request", {
-      // "-" for an empty value, which the logger would drop.
-      method: cut(request.method || "-", LOGGED_HTTP_METHOD_CHARS),
-      path: cut(request.path || "-", LOGGED_PATH_CHARS),
-      status: response.statusCode,
-      principal: loggedPrincipal(request.principal),
-      ...summarizeMethods(served?.methods ?? []),
-      ...(served?.era === undefined ? {} : { era: served.era }),
-      ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
-      ...(served?.client === undefined ? {} : { client: loggedClient(served.client) }),
-      ms: elapsedSince(startedAt),
-    });
+    writeRequestLine(
+      "request",
+      lambda,
+      correlationId,
+      {
+        // "-" for an empty value, which the logger would drop.
+        method: cut(request.method || "-", LOGGED_HTTP_METHOD_CHARS),
+        path: cut(request.path || "-", LOGGED_PATH_CHARS),
+        status: response.statusCode,
+        principal: loggedPrincipal(request.principal),
+        ...summarizeMethods(served?.methods ?? []),
+        ...(served?.era === undefined ? {} : { era: served.era }),
+        ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
+        ...(served?.client === undefined ? {} : { client: loggedClient(served.client) }),
+        ms: elapsedSince(startedAt),
+      },
+      () => ({
+        route: route === "mcp" || route === "health" ? route : "other",
+        status: response.statusCode,
+        era: served?.era ?? "none",
+        ...reported(report),
+      }),
+    );
     return response;
   }
 
-  async function handleInvocation(payload: unknown, lambda: Context | undefined): Promise<unknown> {
+  async function handleInvocation(
+    payload: unknown,
+    lambda: Context | undefined,
+    correlationId: string | undefined,
+  ): Promise<unknown> {
     const startedAt = performance.now();
-    const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES);
+    const report = recorder === undefined ? undefined : new RequestReport();
+    const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES, report);
     try {
-      const { result, outcome, era, traceId } = await handleDirect(
+      const { result, outcome, era, traceId, status } = await handleDirect(
         payload,
-        { pythonCompat: config.pythonCompat, openBridge, modern },
+        { pythonCompat: config.pythonCompat, openBridge, sharedBridge, modern },
         started,
       );
-      logger.info("direct invocation", {
-        outcome,
-        principal: loggedPrincipal(undefined),
-        ...summarizeMethods(methodNamesIn(payload)),
-        era,
-        ...(traceId === undefined ? {} : { trace_id: traceId }),
-        ms: elapsedSince(startedAt),
-      });
+      writeRequestLine(
+        "direct invocation",
+        lambda,
+        correlationId,
+        {
+          outcome,
+          principal: loggedPrincipal(undefined),
+          ...summarizeMethods(methodNamesIn(payload)),
+          era,
+          ...(traceId === undefined ? {} : { trace_id: traceId }),
+          ms: elapsedSince(startedAt),
+        },
+        () => ({ route: "direct", status, era, ...reported(report) }),
+      );
       return result;
     } finally {
       started.end();
@@ -195,10 +252,12 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
 
   async function route(event: unknown, lambda: Context): Promise<unknown> {
     const request = normalizeEvent(event);
-    logger.setCorrelationId(
-      request.kind === "http" ? (request.requestId ?? lambda?.awsRequestId) : lambda?.awsRequestId,
-    );
-    return request.kind === "http" ? handleHttp(request, lambda) : handleInvocation(request.payload, lambda);
+    const correlationId =
+      request.kind === "http" ? (request.requestId ?? lambda?.awsRequestId) : lambda?.awsRequestId;
+    logger.setCorrelationId(correlationId);
+    return request.kind === "http"
+      ? handleHttp(request, lambda, correlationId)
+      : handleInvocation(request.payload, lambda, correlationId);
   }
 
   return middy(route)
@@ -316,6 +375,40 @@ function methodNamesIn(payload: unknown): string[] {
     const method = isPlainObject(entry) && Object.hasOwn(entry, "method") ? entry.method : undefined;
     return typeof method === "string" ? method : "-";
   });
+}
+
+/**
+ * One bridge, opened on first use and kept for the container: the server behind it answers the
+ * requests that change no MCP state, one after another or side by side (each under its own id and
+ * deadline). A failure to open it is not kept: the next request tries again.
+ */
+function sharing(open: () => Promise<Bridge>): () => Promise<Bridge> {
+  let shared: Promise<Bridge> | undefined;
+  return () => {
+    shared ??= open().catch((error: unknown) => {
+      shared = undefined;
+      throw error;
+    });
+    return shared;
+  };
+}
+
+/** What a request's layers reported, for its metrics (nothing when metrics are off). */
+function reported(
+  report: RequestReport | undefined,
+): Pick<RequestSummary, "fault" | "timeouts" | "rehydrations" | "tools"> {
+  return {
+    fault: (report?.faults ?? 0) > 0,
+    timeouts: report?.timeouts ?? 0,
+    rehydrations: report?.rehydrations ?? 0,
+    tools: report?.tools ?? [],
+  };
+}
+
+/** Whether `logger` writes INFO lines at its current level. */
+function logsInfo(logger: Logger): boolean {
+  const level = logger.getLevelName();
+  return level === "TRACE" || level === "DEBUG" || level === "INFO";
 }
 
 function sessionStoreFor(config: Config): SessionStore {

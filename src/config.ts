@@ -27,6 +27,12 @@ export interface Config {
   /** The most bytes of text one tool result gives the model; larger results are cut (see README "Large results"). */
   maxResultBytes: number;
   logLevel: LogLevel;
+  /** METRICS: CloudWatch metrics (EMF on the request's log line) on or off. */
+  metrics: boolean;
+  /** METRICS_NAMESPACE: the CloudWatch namespace of the metrics. */
+  metricsNamespace: string;
+  /** SERVICE_NAME: the `service` of every log line and metric. */
+  serviceName: string;
   /** Running as a deployed Lambda (not `serverless offline` / `invoke local`, not a test). */
   inLambda: boolean;
   /** Running under `serverless offline` (`npm start`): Host headers are checked against DNS rebinding. */
@@ -40,6 +46,9 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS: readonly LogLevel[] = Object.values(LOG_LEVEL);
+
+export const DEFAULT_METRICS_NAMESPACE = "PrometheusMcp";
+export const DEFAULT_SERVICE_NAME = "prometheus-mcp-lambda";
 
 /** An AMP workspace id, as ALLOWED_WORKSPACES lists them. */
 const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]{1,97}$/;
@@ -79,6 +88,25 @@ function boolean(env: Env, name: string): boolean {
   if (/^(true|1|yes)$/i.test(raw)) return true;
   if (/^(false|0|no)$/i.test(raw)) return false;
   return fail(name, raw, "true or false");
+}
+
+/** `on`/`off` (also true/false, 1/0, yes/no). */
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(on|true|1|yes)$/i.test(raw)) return true;
+  if (/^(off|false|0|no)$/i.test(raw)) return false;
+  return fail(name, raw, "on or off");
+}
+
+/** A CloudWatch namespace or a service name: printable ASCII CloudWatch accepts, not AWS's own namespaces. */
+function metricName(env: Env, name: string, fallback: string): string {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^[A-Za-z0-9._\-/#: ]{1,255}$/.test(raw) || raw.startsWith("AWS/")) {
+    fail(name, raw, "1 to 255 letters, digits, spaces or . _ - / # :, not starting with AWS/");
+  }
+  return raw;
 }
 
 function httpUrl(env: Env, name: string): string | undefined {
@@ -160,6 +188,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: wholeNumber(env, "MAX_BODY_BYTES", 1_048_576, { max: 6_291_456 }),
     maxResultBytes: wholeNumber(env, "MAX_RESULT_BYTES", 100_000, { min: 1_000, max: 6_000_000 }),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "INFO"),
+    metrics: onOff(env, "METRICS", true),
+    metricsNamespace: metricName(env, "METRICS_NAMESPACE", DEFAULT_METRICS_NAMESPACE),
+    serviceName: metricName(env, "SERVICE_NAME", DEFAULT_SERVICE_NAME),
     inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
     isOffline,
   };

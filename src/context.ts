@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import type { Report } from "./metrics/report.js";
 
 /**
  * What every await of one request shares: the time by which it must be answered, a signal that says
@@ -27,6 +28,8 @@ export interface RequestContext {
    * limit: a batch's requests share it. Infinity where nothing bounds it.
    */
   readonly replyBytes: number;
+  /** Where the request's layers report what happened, for the metrics; undefined when metrics are off. */
+  readonly report: Report | undefined;
 }
 
 /** A request context, and the way to release its timer once the request is answered. */
@@ -53,6 +56,7 @@ class Request implements StartedRequest {
     readonly deadlineAt: number,
     readonly principal: string | undefined,
     readonly replyBytes: number,
+    readonly report: Report | undefined,
   ) {}
 
   get signal(): AbortSignal {
@@ -81,11 +85,13 @@ export function startRequest(options: {
   timeoutMs: number;
   principal?: string | undefined;
   replyBytes?: number;
+  report?: Report | undefined;
 }): StartedRequest {
   return new Request(
     Date.now() + Math.max(0, options.timeoutMs),
     options.principal,
     options.replyBytes ?? Number.POSITIVE_INFINITY,
+    options.report,
   );
 }
 
@@ -94,12 +100,16 @@ export function timeLeft(context: Pick<RequestContext, "deadlineAt">): number {
   return context.deadlineAt - Date.now();
 }
 
-/** The same request with another deadline or reply size; its signal is the request's, asked for only on use. */
+/**
+ * The same request with another deadline, reply size or report; its signal is the request's, asked for
+ * only on use.
+ */
 class Derived implements RequestContext {
   constructor(
     private readonly request: RequestContext,
     readonly deadlineAt: number,
     readonly replyBytes: number,
+    readonly report: Report | undefined = request.report,
   ) {}
 
   get principal(): string | undefined {
@@ -114,6 +124,11 @@ class Derived implements RequestContext {
 /** The same request with an earlier deadline, leaving `marginMs` to the caller to report what happened. */
 export function withMargin(context: RequestContext, marginMs: number): RequestContext {
   return new Derived(context, context.deadlineAt - marginMs, context.replyBytes);
+}
+
+/** The same request, whose layers report to `report` (one tool call's own report, say). */
+export function withReport(context: RequestContext, report: Report | undefined): RequestContext {
+  return new Derived(context, context.deadlineAt, context.replyBytes, report);
 }
 
 /** One of `parts` requests answered together: each reply gets an equal part of the response. */
@@ -140,6 +155,10 @@ class Cancellable implements RequestContext {
 
   get replyBytes(): number {
     return this.request.replyBytes;
+  }
+
+  get report(): Report | undefined {
+    return this.request.report;
   }
 
   get signal(): AbortSignal {

@@ -15,8 +15,9 @@ import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
-import { withCancellation, withMargin } from "./context.js";
+import { withCancellation, withMargin, withReport } from "./context.js";
 import { describeIssues, ToolError } from "./errors.js";
+import { ToolReport } from "./metrics/report.js";
 import type { Upstream } from "./prometheus/upstream.js";
 import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
 
@@ -115,13 +116,31 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
             `Unknown tool: ${request.params.name}. Available tools: ${[...toolsByName.keys()].join(", ")}`,
           );
         }
+        // With metrics on, the call reports to a report of its own: its upstream attempts are its own.
+        const toolReport = context.report && new ToolReport(context.report);
+        const reporting = toolReport ? withReport(context, toolReport) : context;
         const call: ToolCall = {
           settings: options.settings,
           upstream: options.upstream,
-          context: withCancellation(withMargin(context, TOOL_DEADLINE_MARGIN_MS), extra.signal),
+          context: withCancellation(withMargin(reporting, TOOL_DEADLINE_MARGIN_MS), extra.signal),
           maxResultBytes: resultBudget(options.maxResultBytes, context.replyBytes),
         };
-        const { result, replyBytes } = await callTool(tool, request.params.arguments, call, options);
+        const startedAt = performance.now();
+        let rendered: Partial<Rendered> = {};
+        try {
+          rendered = await callTool(tool, request.params.arguments, call, options);
+        } finally {
+          toolReport?.toolCalled({
+            tool: tool.name,
+            ms: performance.now() - startedAt,
+            // A call that threw (PYTHON_COMPAT's -32603 for a tool failure) failed too.
+            failed: rendered.result === undefined || rendered.result.isError === true,
+            resultBytes: rendered.textBytes ?? 0,
+            truncated: rendered.truncated ?? false,
+            upstreamAttempts: toolReport.attempts,
+          });
+        }
+        const { result, replyBytes } = rendered as Rendered;
         if (replyBytes !== undefined) forwarded.boundReply(extra.requestId, replyBytes);
         return result;
       }),
@@ -152,21 +171,23 @@ async function callTool(
   args: Record<string, unknown> | undefined,
   call: ToolCall,
   options: ServerOptions,
-): Promise<{ result: CallToolResult; replyBytes?: number }> {
+): Promise<Partial<Rendered> & { result: CallToolResult }> {
   const parsed = tool.inputSchema.safeParse(numbersAsStrings(args ?? {}));
   if (!parsed.success) {
-    return {
-      result: toolFailure(tool.name, `Invalid arguments: ${describeIssues(parsed.error.issues)}`, options),
-    };
+    return failed(tool.name, `Invalid arguments: ${describeIssues(parsed.error.issues)}`, options);
   }
   try {
     const result = await tool.run(parsed.data, call);
     return render(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
   } catch (error) {
-    if (error instanceof ToolError) return { result: toolFailure(tool.name, error.message, options) };
+    if (error instanceof ToolError) return failed(tool.name, error.message, options);
     options.onFault(error, `tool ${tool.name}`);
-    return { result: toolFailure(tool.name, "internal error (details are in the function's log)", options) };
+    return failed(tool.name, "internal error (details are in the function's log)", options);
   }
+}
+
+function failed(toolName: string, message: string, options: ServerOptions): { result: CallToolResult } {
+  return { result: toolFailure(toolName, message, options) };
 }
 
 /** Room in a reply for everything but the result's text and structured copy: the envelope, the id. */
@@ -201,6 +222,10 @@ export function renderToolResult(
 interface Rendered {
   result: CallToolResult;
   replyBytes: number;
+  /** Bytes of text given to the model. */
+  textBytes: number;
+  /** The result was cut to fit. */
+  truncated: boolean;
 }
 
 function render(
@@ -238,6 +263,8 @@ function rendered(fitted: Fitted, text: string, textBytes: number): Rendered {
   return {
     result: { content, structuredContent: fitted.value },
     replyBytes: 3 * textBytes + REPLY_ENVELOPE_BYTES,
+    textBytes,
+    truncated: fitted.note !== undefined,
   };
 }
 

@@ -97,7 +97,10 @@ export class Bridge implements ForwardedRequests {
     const refusal = invalidParams(message);
     if (refusal) return Promise.resolve(refusal);
     const left = timeLeft(context);
-    if (left <= 0) return Promise.resolve(timedOut(message.id));
+    if (left <= 0) {
+      context.report?.timedOut();
+      return Promise.resolve(timedOut(message.id));
+    }
     const privateId = this.nextPrivateId++;
     return new Promise<JSONRPCReply>((resolve) => {
       const timer = setTimeout(() => this.expire(privateId), left);
@@ -188,6 +191,7 @@ export class Bridge implements ForwardedRequests {
   private expire(privateId: number): void {
     const entry = this.pending.get(privateId);
     if (!entry) return;
+    entry.context.report?.timedOut();
     this.settle(privateId, undefined, timedOut);
     if (!entry.sent) return;
     const cancel: JSONRPCNotification = {
@@ -216,6 +220,7 @@ export class Bridge implements ForwardedRequests {
       if (next !== undefined && !this.closing) this.forward(next);
     }
     if (!reply) {
+      if (make === serverFault) entry.context.report?.faulted();
       entry.resolve(make(entry.request.id));
       return;
     }

@@ -62,6 +62,7 @@ export class ControlPlane {
         const page = await client.send(new sdk.ListWorkspacesCommand({ maxResults: PAGE_SIZE, nextToken }), {
           abortSignal,
         });
+        reportAttempts(context, page.$metadata);
         for (const workspace of page.workspaces ?? []) {
           workspaces.push({
             workspaceId: workspace.workspaceId ?? "",
@@ -86,9 +87,13 @@ export class ControlPlane {
       context,
       workspaceId,
       async ({ client, sdk }, abortSignal) => {
-        const { workspace } = await client.send(new sdk.DescribeWorkspaceCommand({ workspaceId }), {
-          abortSignal,
-        });
+        const { workspace, $metadata } = await client.send(
+          new sdk.DescribeWorkspaceCommand({ workspaceId }),
+          {
+            abortSignal,
+          },
+        );
+        reportAttempts(context, $metadata);
         return {
           workspaceId: workspace?.workspaceId ?? workspaceId,
           alias: workspace?.alias || undefined,
@@ -127,6 +132,7 @@ export class ControlPlane {
       if (timeoutMs <= 0) throw ampError(undefined, { ...where, timedOutAfterMs: 0 });
       return await call(await this.clientFor(options), signal);
     } catch (error) {
+      reportAttempts(context, (error as { $metadata?: { attempts?: number } } | undefined)?.$metadata);
       if (abortedByDeadline(signal)) throw ampError(error, { ...where, timedOutAfterMs: timeoutMs });
       if (signal.aborted) throw ampError(error, { ...where, cancelled: true });
       throw ampError(error, where);
@@ -134,4 +140,10 @@ export class ControlPlane {
       end();
     }
   }
+}
+
+/** The HTTP attempts one AWS SDK call made, retries included, as its response or error says (else 1). */
+function reportAttempts(context: RequestContext, metadata: { attempts?: number } | undefined): void {
+  const attempts = metadata?.attempts;
+  context.report?.upstreamAttempts(typeof attempts === "number" && attempts > 0 ? attempts : 1);
 }

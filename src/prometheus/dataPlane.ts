@@ -147,6 +147,7 @@ export class DataPlane {
     const fetcher = await this.fetcherFor(call);
 
     for (let attempt = 0; ; attempt++) {
+      call.context.report?.upstreamAttempts(1);
       try {
         return await attemptOnce(fetcher, url, where, call, () => ({ sink: makeSink(), ...this.limits }));
       } catch (error) {

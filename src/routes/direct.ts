@@ -1,6 +1,7 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { dispatchOnce, type Outcome } from "../bridge/dispatch.js";
+import { dispatchStateless, type Outcome } from "../bridge/dispatch.js";
 import { claimsModernEra } from "../bridge/envelope.js";
+import { isServerFault } from "../bridge/jsonrpc.js";
 import type { RequestContext } from "../context.js";
 import { directPayloadBytes, withinLimit } from "./ceiling.js";
 import { PYTHON_NOTIFICATION_REPLY } from "./mcp.js";
@@ -10,6 +11,8 @@ export interface DirectOptions {
   pythonCompat: boolean;
   /** A bridge to a fresh MCP server, for one invocation only. */
   openBridge: () => Promise<Bridge>;
+  /** The bridge to this container's shared server, for invocations that change no MCP state. */
+  sharedBridge: () => Promise<Bridge>;
   /** For a payload of protocol version 2026-07-28. */
   modern: ModernOptions;
 }
@@ -19,6 +22,8 @@ export interface DirectResult {
   outcome: Outcome["kind"];
   era: "modern" | "legacy";
   traceId?: string;
+  /** The HTTP status the same answer would have had over HTTP (for the metrics). */
+  status: number;
 }
 
 /**
@@ -34,18 +39,30 @@ export async function handleDirect(
 ): Promise<DirectResult> {
   if (Array.isArray(payload) ? payload.some(claimsModernEra) : claimsModernEra(payload)) {
     const answer = await answerModern(payload, undefined, options.modern, context);
-    if (answer.kind === "accepted") return { result: null, outcome: "accepted", era: "modern" };
+    if (answer.kind === "accepted") return { result: null, outcome: "accepted", era: "modern", status: 202 };
     const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
     const result = withinLimit(outcome, (fitting) => resultOf(fitting, false), directPayloadBytes);
-    return { result, outcome: "single", era: "modern", traceId: answer.envelope?.traceId };
+    return {
+      result,
+      outcome: "single",
+      era: "modern",
+      traceId: answer.envelope?.traceId,
+      status: answer.status,
+    };
   }
-  const outcome = await dispatchOnce(payload, { context, openBridge: options.openBridge });
+  const outcome = await dispatchStateless(payload, { context, ...options });
   const result = withinLimit(
     outcome,
     (fitting) => resultOf(fitting, options.pythonCompat),
     directPayloadBytes,
   );
-  return { result, outcome: outcome.kind, era: "legacy" };
+  return { result, outcome: outcome.kind, era: "legacy", status: statusOf(outcome) };
+}
+
+function statusOf(outcome: Outcome): number {
+  if (outcome.kind === "accepted") return 202;
+  if (outcome.kind === "batch") return 200;
+  return outcome.invalid ? 400 : isServerFault(outcome.reply) ? 500 : 200;
 }
 
 function resultOf(outcome: Outcome, pythonCompat: boolean): unknown {

@@ -1,5 +1,5 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { completeInitialize, dispatch, dispatchOnce, type Outcome } from "../bridge/dispatch.js";
+import { completeInitialize, dispatch, dispatchStateless, type Outcome } from "../bridge/dispatch.js";
 import { claimsModernEra } from "../bridge/envelope.js";
 import {
   classify,
@@ -43,6 +43,8 @@ export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
   /** A bridge to a fresh MCP server, for one request only. */
   openBridge: () => Promise<Bridge>;
+  /** The bridge to this container's shared server, for requests that change no MCP state. */
+  sharedBridge: () => Promise<Bridge>;
   /** Undefined when sessions are off. */
   sessions: SessionManager | undefined;
   /** SESSIONS=required: a request without a session id (other than initialize) is refused. */
@@ -193,7 +195,7 @@ async function serve(
   if (sessions && options.sessionsRequired) {
     return sessionIdRequired(cors);
   }
-  const outcome = await dispatchOnce(payload, { context, openBridge: options.openBridge });
+  const outcome = await dispatchStateless(payload, { context, ...options });
   return toHttpResponse(outcome, options.pythonCompat, cors);
 }
 

@@ -26,8 +26,11 @@ export interface ServerIdentity {
 }
 
 export interface ModernOptions {
-  /** A bridge to a fresh MCP server, for one request only. */
-  openBridge: () => Promise<Bridge>;
+  /**
+   * The bridge to this container's shared server: the methods served here (tools/list, tools/call)
+   * change no MCP state, and 2026-07-28 has no other state to keep.
+   */
+  sharedBridge: () => Promise<Bridge>;
   identity: ServerIdentity;
 }
 
@@ -123,13 +126,7 @@ async function run(
       ),
     };
   }
-  const bridge = await options.openBridge();
-  let reply: JSONRPCReply;
-  try {
-    reply = await bridge.request(request, context);
-  } finally {
-    await bridge.close();
-  }
+  const reply = await (await options.sharedBridge()).request(request, context);
   return {
     kind: "reply",
     status: isServerFault(reply) ? 500 : 200,

@@ -173,6 +173,7 @@ export class SessionManager {
   }
 
   private async rehydrate(record: SessionRecord, context: RequestContext): Promise<Bridge> {
+    context.report?.rehydrated();
     const bridge = await this.options.openBridge();
     const replay = async (method: string, params: Record<string, unknown>) => {
       const reply = await bridge.request({ jsonrpc: "2.0", id: 0, method, params }, context);

@@ -494,6 +494,23 @@ describe("isolation between stateless requests", () => {
     expect(ignores(servers[0], "info")).toBe(true);
     expect(ignores(servers[1], "info")).toBe(false);
   });
+
+  it("requests that change no MCP state share the container's server; any other gets one of its own", async () => {
+    const { handler, servers } = makeHandlerCapturingServers();
+    await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    await postMcp(handler, [ping(2), callTool(3, "GetServerInfo", {})]);
+    expect(servers).toHaveLength(1);
+    // A notification, a log level, an initialize: each on a server built for it, then let go.
+    await postMcp(handler, [
+      ping(4),
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4 } },
+    ]);
+    await postMcp(handler, { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "error" } });
+    expect(servers).toHaveLength(3);
+    await postMcp(handler, ping(6));
+    expect(servers).toHaveLength(3);
+    expect(ignores(servers[0], "info")).toBe(false);
+  });
 });
 
 describe("headers and secrets", () => {

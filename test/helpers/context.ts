@@ -1,10 +1,11 @@
 import { setMaxListeners } from "node:events";
 import type { RequestContext } from "../../src/context.js";
+import type { Report } from "../../src/metrics/report.js";
 
 /** A request context for calling below the handler: a deadline `timeoutMs` away, aborted then or with `signal`. */
 export function testContext(
   timeoutMs = 10_000,
-  options: { signal?: AbortSignal; principal?: string; replyBytes?: number } = {},
+  options: { signal?: AbortSignal; principal?: string; replyBytes?: number; report?: Report } = {},
 ): RequestContext {
   const deadline = new AbortController();
   const passed = () => deadline.abort(new DOMException("the request's deadline passed", "TimeoutError"));
@@ -18,5 +19,6 @@ export function testContext(
     signal,
     principal: options.principal,
     replyBytes: options.replyBytes ?? Number.POSITIVE_INFINITY,
+    report: options.report,
   };
 }

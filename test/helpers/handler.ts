@@ -13,10 +13,11 @@ export type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
 /**
  * A handler (a new container) configured by `env` alone, as the function's environment would
- * (LOG_LEVEL defaults to SILENT); the shell running the tests cannot leak in.
+ * (LOG_LEVEL defaults to SILENT and METRICS to off, so tests write nothing unless they ask); the shell
+ * running the tests cannot leak in.
  */
 export function makeHandler(env: Record<string, string> = {}, dependencies: Dependencies = {}): Handler {
-  return createHandler(loadConfig({ LOG_LEVEL: "SILENT", ...env }), dependencies) as unknown as Handler;
+  return createHandler(loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...env }), dependencies) as unknown as Handler;
 }
 
 /** A handler that also records every MCP server it builds. */

@@ -8,7 +8,7 @@ import { httpEvent, lambdaContext } from "../helpers/events.js";
 
 const [url = "", args = "{}"] = process.argv.slice(2);
 const handler = createHandler(
-  loadConfig({ PROMETHEUS_URL: url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "SILENT" }),
+  loadConfig({ PROMETHEUS_URL: url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "SILENT", METRICS: "off" }),
 );
 const call = (id: number, name: string, toolArgs: unknown) =>
   handler(

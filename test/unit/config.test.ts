@@ -18,9 +18,23 @@ describe("configuration", () => {
       maxBodyBytes: 1_048_576,
       maxResultBytes: 100_000,
       logLevel: "INFO",
+      metrics: true,
+      metricsNamespace: "PrometheusMcp",
+      serviceName: "prometheus-mcp-lambda",
       inLambda: false,
       isOffline: false,
     });
+  });
+
+  it("metrics: on or off, a CloudWatch namespace and a service name; other values fail naming the variable", () => {
+    expect(loadConfig({ METRICS: "off", METRICS_NAMESPACE: "Team/Mcp", SERVICE_NAME: "prom-mcp" })).toMatchObject({
+      metrics: false,
+      metricsNamespace: "Team/Mcp",
+      serviceName: "prom-mcp",
+    });
+    expect(() => loadConfig({ METRICS: "maybe" })).toThrow(/METRICS="maybe" \(expected on or off\)/);
+    expect(() => loadConfig({ METRICS_NAMESPACE: "AWS/Lambda" })).toThrow(/METRICS_NAMESPACE/);
+    expect(() => loadConfig({ SERVICE_NAME: "a\nb" })).toThrow(/SERVICE_NAME/);
   });
 
   it("reads every variable", () => {

@@ -1,0 +1,152 @@
+import type { ToolOutcome } from "./report.js";
+
+/** What the handler knows of a request once it is answered. */
+export interface RequestSummary {
+  route: "mcp" | "health" | "direct" | "other";
+  /** HTTP status (a direct invocation: the status its answer would have had over HTTP). */
+  status: number;
+  era: "modern" | "legacy" | "none";
+  /** A reply of the response was a server fault (`-32603 Internal error`), whatever the status. */
+  fault: boolean;
+  /** Replies answered `-32001` at the deadline. */
+  timeouts: number;
+  rehydrations: number;
+  tools: readonly ToolOutcome[];
+}
+
+/** An EMF document: the `_aws` directives, and the values and dimensions they name at the top level. */
+export type EmfDocument = Record<string, unknown> & {
+  _aws: { Timestamp: number; CloudWatchMetrics: unknown[] };
+};
+
+type Unit = "Count" | "Milliseconds" | "Bytes";
+
+/** The metric names, units and dimensions this server emits: the dashboard and alarms use these names. */
+const PER_REQUEST: readonly [string, Unit][] = [
+  ["ServerErrors", "Count"],
+  ["Timeouts", "Count"],
+  ["StoreFailures", "Count"],
+  ["Rehydrations", "Count"],
+];
+const PER_TOOL: readonly [string, Unit][] = [
+  ["ToolCalls", "Count"],
+  ["ToolErrors", "Count"],
+  ["ToolLatency", "Milliseconds"],
+  ["ResultBytes", "Bytes"],
+  ["Truncations", "Count"],
+  ["UpstreamAttempts", "Count"],
+  ["UpstreamRetries", "Count"],
+];
+
+/**
+ * CloudWatch Embedded Metric Format for each request, merged into its log line (no API call, no other
+ * write). Dimensions stay few and fixed: the service, the route and status class, the protocol era,
+ * the tool name; never a session, a caller or a query.
+ *
+ * - by service: ServerErrors, Timeouts, StoreFailures, Rehydrations, and ColdStart on a container's
+ *   first request;
+ * - `Requests`, by route and status class, and by protocol era;
+ * - per tool call, by tool: ToolCalls, ToolErrors, ToolLatency, ResultBytes, Truncations,
+ *   UpstreamAttempts, UpstreamRetries (a batch's calls of one tool are one value list each). A
+ *   document holds one value per dimension name, so a batch calling several different tools gets one
+ *   more document per further tool.
+ *
+ * The directives are built once: a request only fills in values. (Powertools Metrics builds the same
+ * documents, which the tests check, at about 20 µs a request: a third of a warm request.)
+ */
+export class MetricsRecorder {
+  private coldStart = true;
+  private readonly requestDirectives: unknown[];
+  private readonly coldStartDirectives: unknown[];
+  private readonly toolDirective: unknown;
+
+  constructor(
+    namespace: string,
+    private readonly service: string,
+  ) {
+    const directive = (dimensions: string[][], metrics: readonly [string, Unit][]) => ({
+      Namespace: namespace,
+      Dimensions: dimensions,
+      Metrics: metrics.map(([Name, Unit]) => ({ Name, Unit })),
+    });
+    const requests = directive(
+      [
+        ["service", "route", "status_class"],
+        ["service", "era"],
+      ],
+      [["Requests", "Count"]],
+    );
+    this.requestDirectives = [directive([["service"]], PER_REQUEST), requests];
+    this.coldStartDirectives = [directive([["service"]], [...PER_REQUEST, ["ColdStart", "Count"]]), requests];
+    this.toolDirective = directive([["service", "tool"]], PER_TOOL);
+  }
+
+  /** The request's documents: the first merges into its log line, any others are written beside it. */
+  documents(summary: RequestSummary, now = Date.now()): EmfDocument[] {
+    const main: EmfDocument = {
+      _aws: {
+        Timestamp: now,
+        CloudWatchMetrics: [...(this.coldStart ? this.coldStartDirectives : this.requestDirectives)],
+      },
+      service: this.service,
+      route: summary.route,
+      status_class: statusClass(summary.status),
+      era: summary.era,
+      Requests: 1,
+      ServerErrors: summary.status >= 500 || summary.fault ? 1 : 0,
+      Timeouts: summary.timeouts,
+      StoreFailures: summary.status === 503 ? 1 : 0,
+      Rehydrations: summary.rehydrations,
+    };
+    if (this.coldStart) {
+      main.ColdStart = 1;
+      this.coldStart = false;
+    }
+    const documents = [main];
+    for (const [tool, outcomes] of byTool(summary.tools)) {
+      const values = toolValues(tool, outcomes);
+      if (documents.length === 1 && main.tool === undefined) {
+        main._aws.CloudWatchMetrics.push(this.toolDirective);
+        Object.assign(main, values);
+      } else {
+        documents.push({
+          _aws: { Timestamp: now, CloudWatchMetrics: [this.toolDirective] },
+          service: this.service,
+          ...values,
+        });
+      }
+    }
+    return documents;
+  }
+}
+
+/** One tool's values: a number for one call, a list for several (EMF takes up to 100 values a metric). */
+function toolValues(tool: string, outcomes: readonly ToolOutcome[]): Record<string, unknown> {
+  const one = outcomes.length === 1;
+  const values = (of: (outcome: ToolOutcome) => number) =>
+    one ? of(outcomes[0] as ToolOutcome) : outcomes.map(of);
+  return {
+    tool,
+    ToolCalls: values(() => 1),
+    ToolErrors: values((outcome) => (outcome.failed ? 1 : 0)),
+    ToolLatency: values((outcome) => Math.round(outcome.ms * 100) / 100),
+    ResultBytes: values((outcome) => outcome.resultBytes),
+    Truncations: values((outcome) => (outcome.truncated ? 1 : 0)),
+    UpstreamAttempts: values((outcome) => outcome.upstreamAttempts),
+    UpstreamRetries: values((outcome) => Math.max(0, outcome.upstreamAttempts - 1)),
+  };
+}
+
+function byTool(outcomes: readonly ToolOutcome[]): Map<string, ToolOutcome[]> {
+  const groups = new Map<string, ToolOutcome[]>();
+  for (const outcome of outcomes) {
+    const group = groups.get(outcome.tool);
+    if (group) group.push(outcome);
+    else groups.set(outcome.tool, [outcome]);
+  }
+  return groups;
+}
+
+function statusClass(status: number): string {
+  return `${Math.min(5, Math.max(1, Math.floor(status / 100)))}xx`;
+}
