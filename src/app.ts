@@ -269,6 +269,26 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
       try {
         if (timedOut) logger.warn("request timed out before the handler answered");
         else reportFault(request.error, "handler");
+        // Its metrics alone: the handler wrote no request line.
+        if (recorder !== undefined) {
+          const status = timedOut ? 200 : 500;
+          requestLine.emit({
+            log: false,
+            message: "request",
+            lambda: undefined,
+            correlationId: undefined,
+            fields: {},
+            metrics: recorder.documents({
+              route: isHttpEvent(request.event) ? "mcp" : "direct",
+              status,
+              era: "none",
+              fault: !timedOut,
+              timeouts: timedOut ? 1 : 0,
+              rehydrations: 0,
+              tools: [],
+            }),
+          });
+        }
       } catch {
         // A failure to log a failure has nowhere left to go.
       }

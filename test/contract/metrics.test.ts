@@ -219,6 +219,33 @@ describe("metrics (EMF on the request's log line)", () => {
   });
 });
 
+describe("metrics of requests the handler itself could not answer", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("Middy's early timeout counts as a timeout, an unexpected failure as a server error", async () => {
+    const middyTimeout = new Error("[AbortError]: The operation was aborted.", {
+      cause: { package: "@middy/core" },
+    });
+    middyTimeout.name = "TimeoutError";
+    for (const [thrown, metric] of [
+      [middyTimeout, "Timeouts"],
+      [new Error("boom"), "ServerErrors"],
+    ] as const) {
+      const handler = makeHandler(
+        { ...LOCAL, LOG_LEVEL: "SILENT", METRICS: "on" },
+        {
+          onServerCreated: () => {
+            throw thrown;
+          },
+        },
+      );
+      const run = await capture(() => postMcp(handler, { jsonrpc: "2.0", id: 1, method: "tools/list" }));
+      expect(run.lines, metric).toHaveLength(1);
+      expect(metricsOf(run.lines[0] as Emf)[metric]?.value, metric).toBe(1);
+    }
+  });
+});
+
 describe("the EMF documents are the ones Powertools Metrics builds", () => {
   it("for the same request and tool values: the same directives, dimensions and values", () => {
     const recorder = new MetricsRecorder("Test/Mcp", "svc");
