@@ -233,6 +233,10 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       SESSION_TTL_SECONDS: "86400",
       SESSION_TABLE: { Ref: tableId },
       DYNAMODB_ENDPOINT: "",
+      METRICS_NAMESPACE: "PrometheusMcp",
+      SERVICE_NAME: "prometheus-mcp-lambda",
+      METRICS: "on",
+      TRACING: "off",
     });
   });
 
@@ -450,6 +454,8 @@ function runModule(cwd: string, source: string): Promise<Finished> {
   const env = {
     ...process.env,
     LOG_LEVEL: "SILENT",
+    // Metrics (EMF) go to stdout whatever the log level; stdout here must be the script's JSON alone.
+    METRICS: "off",
     AWS_REGION: "us-east-1",
     AMP_ENDPOINT: "http://127.0.0.1:9",
     AWS_EC2_METADATA_DISABLED: "true",
