@@ -66,6 +66,17 @@ if (process.env.BENCH_COMPARE_CHILD !== undefined) {
   process.exitCode = code ?? 1;
 }
 
+/**
+ * Between two requests, untimed, what Lambda's runtime gives a function between invocations: the event
+ * loop turns and what the handler logged leaves the process. (The loop alone runs on microtasks only:
+ * once the pipe is full, Node would queue every further log line in memory, unwritten, and a write
+ * would cost a copy rather than the system call it costs in Lambda.)
+ */
+async function settle() {
+  await new Promise(setImmediate);
+  while (process.stdout.writableLength > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 async function measure(bundles) {
   const [base, head] = await Promise.all(
     bundles.map(async (file) => (await import(pathToFileURL(file))).handler),
@@ -109,6 +120,7 @@ async function measure(bundles) {
         const started = performance.now();
         await run(handler)();
         if (i >= warmup) samples[side].push(performance.now() - started);
+        await settle();
       }
     }
     const p = (values, q) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)];

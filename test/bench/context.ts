@@ -3,13 +3,21 @@ import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 
 export type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
+/** What a figure's job in a child process gets (see child.ts): the handler as the child's environment configures it. */
+export interface ChildContext {
+  quick: boolean;
+  handler: Handler;
+  /** PROMETHEUS_URL as the parent set it (its Prometheus keeps running). */
+  prometheusUrl: string;
+}
+
 /** What every figure gets: the handler (imported once, configured as below) and the local services. */
 export interface BenchContext {
   /** Few iterations: CI runs this only to prove the benchmarks work. */
   quick: boolean;
   /** Repository root. */
   root: string;
-  /** The Lambda handler, configured with PROMETHEUS_URL = `prometheusUrl`, PROMETHEUS_AUTH=sigv4, AMP_ENDPOINT = `amp.url`, LOG_LEVEL=SILENT, memory sessions. */
+  /** The Lambda handler, configured with PROMETHEUS_URL = `prometheusUrl`, PROMETHEUS_AUTH=sigv4, AMP_ENDPOINT = `amp.url`, LOG_LEVEL=SILENT, METRICS=off, memory sessions (figure 1 also runs a child at the production defaults). */
   handler: Handler;
   /** A real Prometheus with the test dataset (it ignores signatures). */
   prometheusUrl: string;

@@ -1,10 +1,10 @@
-import type { BenchContext } from "../context.js";
+import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
 import { run as coldStart } from "./coldStart.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as largeResults } from "./largeResults.js";
 import { run as memory } from "./memory.js";
-import { run as overhead } from "./overhead.js";
+import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
 import { run as rehydration } from "./rehydration.js";
 import { run as throughput } from "./throughput.js";
@@ -21,4 +21,9 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   throughput,
   largeResults,
   firstCall,
+};
+
+/** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
+export const CHILD_JOBS: Record<string, (ctx: ChildContext) => Promise<unknown>> = {
+  "overhead-info": productionDefaults,
 };

@@ -122,7 +122,12 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const prometheus = await startPrometheus({ openMetrics: largeOpenMetricsChunks });
   try {
     const handler = createHandler(
-      loadConfig({ PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "SILENT" }),
+      loadConfig({
+        PROMETHEUS_URL: prometheus.url,
+        PROMETHEUS_AUTH: "none",
+        LOG_LEVEL: "SILENT",
+        METRICS: "off",
+      }),
     ) as unknown as Handler;
     const figures: Figure[] = [];
     for (const { id, title, tool, args, api } of CASES) {
@@ -162,6 +167,7 @@ async function budgetCost(ctx: BenchContext, prometheusUrl: string): Promise<Fig
       PROMETHEUS_URL: prometheusUrl,
       PROMETHEUS_AUTH: "none",
       LOG_LEVEL: "SILENT",
+      METRICS: "off",
       MAX_RESULT_BYTES: "2000000",
     }),
   ) as unknown as Handler;
