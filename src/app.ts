@@ -35,6 +35,7 @@ import { DynamoSessionStore } from "./sessions/dynamoStore.js";
 import { SessionManager } from "./sessions/manager.js";
 import { MemorySessionStore } from "./sessions/memoryStore.js";
 import type { SessionStore } from "./sessions/store.js";
+import { annotateAnswer, inInvocation, loadTracing, type Trace, type Tracing } from "./tracing/trace.js";
 
 /** A request still running when the Lambda has this little time left is answered `-32001`. */
 const DEADLINE_MARGIN_MS = 500;
@@ -49,6 +50,8 @@ export interface Dependencies {
   sessionStore?: SessionStore;
   /** Sees every MCP server the handler builds (tests inspect them). */
   onServerCreated?: (server: McpServer) => void;
+  /** The tracing used whatever TRACING says (default: X-Ray through Powertools Tracer when TRACING=on). */
+  tracing?: Tracing;
 }
 
 export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
@@ -73,6 +76,13 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     ? new MetricsRecorder(config.metricsNamespace, config.serviceName)
     : undefined;
   const requestLine = new RequestLine(config.serviceName);
+  // TRACING=on: the tracer loads now, during the cold start (a chunk of its own); off, it never loads.
+  const tracing =
+    dependencies.tracing !== undefined
+      ? Promise.resolve(dependencies.tracing)
+      : config.tracing
+        ? startTracing(config.serviceName, reportFault)
+        : undefined;
 
   /** The request's one line, its log record and its metrics together (see RequestLine). */
   function writeRequestLine(
@@ -159,18 +169,20 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     principal: string | undefined,
     replyBytes: number,
     report: RequestReport | undefined,
+    trace: Trace | undefined,
   ): StartedRequest {
     const remaining =
       typeof lambda?.getRemainingTimeInMillis === "function"
         ? lambda.getRemainingTimeInMillis()
         : DEFAULT_REMAINING_MS;
-    return startRequest({ timeoutMs: remaining - DEADLINE_MARGIN_MS, principal, replyBytes, report });
+    return startRequest({ timeoutMs: remaining - DEADLINE_MARGIN_MS, principal, replyBytes, report, trace });
   }
 
   async function handleHttp(
     request: HttpRequest,
     lambda: Context | undefined,
     correlationId: string | undefined,
+    trace: Trace | undefined,
   ): Promise<HttpResponse> {
     const startedAt = performance.now();
     const report = recorder === undefined ? undefined : new RequestReport();
@@ -180,7 +192,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     if (route === "health" && request.method === "GET") {
       response = handleHealth(SERVER_NAME, SERVER_VERSION, request.headers.origin);
     } else if (route === "mcp") {
-      const started = startRequestIn(lambda, request.principal, HTTP_REPLY_BYTES, report);
+      const started = startRequestIn(lambda, request.principal, HTTP_REPLY_BYTES, report, trace);
       try {
         served = await handleMcp(request, mcpOptions, started);
         response = served.response;
@@ -190,6 +202,12 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     } else {
       response = jsonResponse(404, { error: "Not found" }, {});
     }
+    annotateAnswer(trace, {
+      route,
+      status: response.statusCode,
+      era: served?.era,
+      mcpTraceId: served?.traceId,
+    });
     writeRequestLine(
       "request",
       lambda,
@@ -220,16 +238,18 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     payload: unknown,
     lambda: Context | undefined,
     correlationId: string | undefined,
+    trace: Trace | undefined,
   ): Promise<unknown> {
     const startedAt = performance.now();
     const report = recorder === undefined ? undefined : new RequestReport();
-    const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES, report);
+    const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES, report, trace);
     try {
       const { result, outcome, era, traceId, status } = await handleDirect(
         payload,
         { pythonCompat: config.pythonCompat, openBridge, sharedBridge, modern },
         started,
       );
+      annotateAnswer(trace, { route: "direct", status, era, mcpTraceId: traceId });
       writeRequestLine(
         "direct invocation",
         lambda,
@@ -255,9 +275,11 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     const correlationId =
       request.kind === "http" ? (request.requestId ?? lambda?.awsRequestId) : lambda?.awsRequestId;
     logger.setCorrelationId(correlationId);
-    return request.kind === "http"
-      ? handleHttp(request, lambda, correlationId)
-      : handleInvocation(request.payload, lambda, correlationId);
+    const answer = (trace: Trace | undefined) =>
+      request.kind === "http"
+        ? handleHttp(request, lambda, correlationId, trace)
+        : handleInvocation(request.payload, lambda, correlationId, trace);
+    return tracing === undefined ? answer(undefined) : inInvocation(await tracing, answer);
   }
 
   return middy(route)
@@ -429,6 +451,17 @@ function reported(
 function logsInfo(logger: Logger): boolean {
   const level = logger.getLevelName();
   return level === "TRACE" || level === "DEBUG" || level === "INFO";
+}
+
+/** Loads the tracer; a failure to is logged once and leaves the function untraced, never failing a request. */
+function startTracing(
+  serviceName: string,
+  reportFault: (error: unknown, where: string) => void,
+): Promise<Tracing | undefined> {
+  return loadTracing(serviceName).catch((error: unknown) => {
+    reportFault(error, "loading the tracer (TRACING=on)");
+    return undefined;
+  });
 }
 
 function sessionStoreFor(config: Config): SessionStore {

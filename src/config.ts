@@ -31,6 +31,11 @@ export interface Config {
   metrics: boolean;
   /** METRICS_NAMESPACE: the CloudWatch namespace of the metrics. */
   metricsNamespace: string;
+  /**
+   * TRACING: X-Ray subsegments (Powertools Tracer) for each request, its tool calls and its AMP,
+   * Prometheus and DynamoDB calls. Off (the default): the tracer is never loaded.
+   */
+  tracing: boolean;
   /** SERVICE_NAME: the `service` of every log line and metric. */
   serviceName: string;
   /** Running as a deployed Lambda (not `serverless offline` / `invoke local`, not a test). */
@@ -190,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "INFO"),
     metrics: onOff(env, "METRICS", true),
     metricsNamespace: metricName(env, "METRICS_NAMESPACE", DEFAULT_METRICS_NAMESPACE),
+    tracing: onOff(env, "TRACING", false),
     serviceName: metricName(env, "SERVICE_NAME", DEFAULT_SERVICE_NAME),
     inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
     isOffline,

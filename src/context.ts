@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { Report } from "./metrics/report.js";
+import type { Trace } from "./tracing/trace.js";
 
 /**
  * What every await of one request shares: the time by which it must be answered, a signal that says
@@ -30,6 +31,11 @@ export interface RequestContext {
   readonly replyBytes: number;
   /** Where the request's layers report what happened, for the metrics; undefined when metrics are off. */
   readonly report: Report | undefined;
+  /**
+   * The X-Ray subsegment its layers open theirs in (see src/tracing); undefined when tracing is off or
+   * the request is not sampled.
+   */
+  readonly trace?: Trace | undefined;
 }
 
 /** A request context, and the way to release its timer once the request is answered. */
@@ -57,6 +63,7 @@ class Request implements StartedRequest {
     readonly principal: string | undefined,
     readonly replyBytes: number,
     readonly report: Report | undefined,
+    readonly trace: Trace | undefined,
   ) {}
 
   get signal(): AbortSignal {
@@ -86,12 +93,14 @@ export function startRequest(options: {
   principal?: string | undefined;
   replyBytes?: number;
   report?: Report | undefined;
+  trace?: Trace | undefined;
 }): StartedRequest {
   return new Request(
     Date.now() + Math.max(0, options.timeoutMs),
     options.principal,
     options.replyBytes ?? Number.POSITIVE_INFINITY,
     options.report,
+    options.trace,
   );
 }
 
@@ -101,8 +110,8 @@ export function timeLeft(context: Pick<RequestContext, "deadlineAt">): number {
 }
 
 /**
- * The same request with another deadline, reply size or report; its signal is the request's, asked for
- * only on use.
+ * The same request with another deadline, reply size, report or trace; its signal is the request's,
+ * asked for only on use.
  */
 class Derived implements RequestContext {
   constructor(
@@ -110,6 +119,7 @@ class Derived implements RequestContext {
     readonly deadlineAt: number,
     readonly replyBytes: number,
     readonly report: Report | undefined = request.report,
+    readonly trace: Trace | undefined = request.trace,
   ) {}
 
   get principal(): string | undefined {
@@ -129,6 +139,11 @@ export function withMargin(context: RequestContext, marginMs: number): RequestCo
 /** The same request, whose layers report to `report` (one tool call's own report, say). */
 export function withReport(context: RequestContext, report: Report | undefined): RequestContext {
   return new Derived(context, context.deadlineAt, context.replyBytes, report);
+}
+
+/** The same request, whose layers open their X-Ray subsegments in `trace` (one tool call's, say). */
+export function withTrace(context: RequestContext, trace: Trace | undefined): RequestContext {
+  return new Derived(context, context.deadlineAt, context.replyBytes, context.report, trace);
 }
 
 /** One of `parts` requests answered together: each reply gets an equal part of the response. */
@@ -159,6 +174,10 @@ class Cancellable implements RequestContext {
 
   get report(): Report | undefined {
     return this.request.report;
+  }
+
+  get trace(): Trace | undefined {
+    return this.request.trace;
   }
 
   get signal(): AbortSignal {

@@ -15,7 +15,7 @@ import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
-import { withCancellation, withMargin, withReport } from "./context.js";
+import { withCancellation, withMargin, withReport, withTrace } from "./context.js";
 import { describeIssues, ToolError } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import type { Upstream } from "./prometheus/upstream.js";
@@ -119,10 +119,14 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
         // With metrics on, the call reports to a report of its own: its upstream attempts are its own.
         const toolReport = context.report && new ToolReport(context.report);
         const reporting = toolReport ? withReport(context, toolReport) : context;
+        // Traced, the call is an X-Ray subsegment of its own, which its AMP and Prometheus calls go in.
+        const toolTrace = context.trace?.open(`Tool ${tool.name}`);
+        toolTrace?.annotate("tool", tool.name);
+        const tracing = toolTrace ? withTrace(reporting, toolTrace) : reporting;
         const call: ToolCall = {
           settings: options.settings,
           upstream: options.upstream,
-          context: withCancellation(withMargin(reporting, TOOL_DEADLINE_MARGIN_MS), extra.signal),
+          context: withCancellation(withMargin(tracing, TOOL_DEADLINE_MARGIN_MS), extra.signal),
           maxResultBytes: resultBudget(options.maxResultBytes, context.replyBytes),
         };
         const startedAt = performance.now();
@@ -130,15 +134,23 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
         try {
           rendered = await callTool(tool, request.params.arguments, call, options);
         } finally {
+          // A call that threw (PYTHON_COMPAT's -32603 for a tool failure) failed too.
+          const failed = rendered.result === undefined || rendered.result.isError === true;
           toolReport?.toolCalled({
             tool: tool.name,
             ms: performance.now() - startedAt,
-            // A call that threw (PYTHON_COMPAT's -32603 for a tool failure) failed too.
-            failed: rendered.result === undefined || rendered.result.isError === true,
+            failed,
             resultBytes: rendered.textBytes ?? 0,
             truncated: rendered.truncated ?? false,
             upstreamAttempts: toolReport.attempts,
           });
+          if (toolTrace !== undefined) {
+            toolTrace.annotate("failed", failed);
+            if (failed) toolTrace.flag("error");
+            toolTrace.describe("result_bytes", rendered.textBytes ?? 0);
+            toolTrace.describe("truncated", rendered.truncated ?? false);
+            toolTrace.close();
+          }
         }
         const { result, replyBytes } = rendered as Rendered;
         if (replyBytes !== undefined) forwarded.boundReply(extra.requestId, replyBytes);

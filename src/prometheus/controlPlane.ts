@@ -1,6 +1,7 @@
 import type { AmpClient } from "@aws-sdk/client-amp";
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
-import { ampError } from "./ampErrors.js";
+import { traced } from "../tracing/trace.js";
+import { AmpNotFoundError, ampError } from "./ampErrors.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
 import type { Regions } from "./regions.js";
@@ -119,7 +120,28 @@ export class ControlPlane {
     );
   }
 
-  private async send<T>(
+  /** One control-plane call: an X-Ray subsegment `AMP <operation>` of its own when the request is traced. */
+  private send<T>(
+    operation: Operation,
+    options: AmpCallOptions,
+    context: RequestContext,
+    workspaceId: string | undefined,
+    call: (amp: Amp, abortSignal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    return traced(
+      context.trace,
+      `AMP ${operation}`,
+      (span) => {
+        span?.annotate("region", options.region);
+        if (workspaceId) span?.annotate("workspace_id", workspaceId);
+        return this.sendUntraced(operation, options, context, workspaceId, call);
+      },
+      // No such workspace in that region: the caller's error (a workspace id, a region), not a fault.
+      (error) => error instanceof AmpNotFoundError,
+    );
+  }
+
+  private async sendUntraced<T>(
     operation: Operation,
     options: AmpCallOptions,
     context: RequestContext,

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { backoffDelay } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
+import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
@@ -93,29 +94,53 @@ export class DataPlane {
    * never holding the whole answer. Retries network errors, 429 and 5xx within the deadline; any other
    * failure is thrown as a ToolError. Redirects are never followed. A `user:password@` in the URL is
    * sent as Basic auth (`auth: "none"`), never in the URL nor in a message.
+   *
+   * A traced request gets one X-Ray subsegment `Prometheus <path>` per call: its attempts and last HTTP
+   * status annotated, the host and path (never the query) as metadata.
    */
-  async get<T>(
+  get<T>(
     baseApiUrl: string,
     path: string,
     params: Record<string, string | undefined>,
     call: DataPlaneCall,
     makeSink: () => AnswerSink<T>,
   ): Promise<T> {
+    return traced(
+      call.context.trace,
+      `Prometheus ${path}`,
+      (span) => {
+        span?.describe("target", describeTarget(baseApiUrl, path));
+        return this.getAnswer(baseApiUrl, path, params, call, makeSink, span && new Tally(span));
+      },
+      // Prometheus refused the request as such (a query it cannot parse): the caller's error, not a fault.
+      (error) => error instanceof Rejected && error.status < 500,
+    );
+  }
+
+  private async getAnswer<T>(
+    baseApiUrl: string,
+    path: string,
+    params: Record<string, string | undefined>,
+    call: DataPlaneCall,
+    makeSink: () => AnswerSink<T>,
+    tally: Tally | undefined,
+  ): Promise<T> {
     const split = splitCredentials(baseApiUrl);
     if (split.basicAuth !== undefined) {
-      return this.get(
+      return this.getAnswer(
         split.url,
         path,
         params,
         { ...call, basicAuth: call.basicAuth ?? split.basicAuth },
         makeSink,
+        tally,
       );
     }
     const optional = (call.optionalParams ?? []).filter((name) => params[name] !== undefined);
     const rejectionKey = (name: string) => `${baseApiUrl}${path} ${name}`;
     const unsent = optional.filter((name) => this.rejectedParams.has(rejectionKey(name)));
     try {
-      return await this.getWith(baseApiUrl, path, without(params, unsent), call, makeSink);
+      return await this.getWith(baseApiUrl, path, without(params, unsent), call, makeSink, tally);
     } catch (error) {
       const rejected =
         error instanceof Rejected && error.status === 400
@@ -124,7 +149,7 @@ export class DataPlane {
       if (rejected.length === 0) throw error;
       if (this.rejectedParams.size >= MAX_REMEMBERED_REJECTIONS) this.rejectedParams.clear();
       for (const name of rejected) this.rejectedParams.add(rejectionKey(name));
-      return this.getWith(baseApiUrl, path, without(params, [...unsent, ...rejected]), call, makeSink);
+      return this.getWith(baseApiUrl, path, without(params, [...unsent, ...rejected]), call, makeSink, tally);
     }
   }
 
@@ -134,6 +159,7 @@ export class DataPlane {
     params: Record<string, string | undefined>,
     call: DataPlaneCall,
     makeSink: () => AnswerSink<T>,
+    tally: Tally | undefined,
   ): Promise<T> {
     const query = buildQueryString(params);
     const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
@@ -148,8 +174,16 @@ export class DataPlane {
 
     for (let attempt = 0; ; attempt++) {
       call.context.report?.upstreamAttempts(1);
+      tally?.attempted();
       try {
-        return await attemptOnce(fetcher, url, where, call, () => ({ sink: makeSink(), ...this.limits }));
+        return await attemptOnce(
+          fetcher,
+          url,
+          where,
+          call,
+          () => ({ sink: makeSink(), ...this.limits }),
+          tally,
+        );
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
         const delay = backoffDelay(attempt, PROMETHEUS_BACKOFF);
@@ -186,12 +220,28 @@ interface Reading<T> extends DataPlaneLimits {
   sink: AnswerSink<T>;
 }
 
+/** What a traced call's subsegment records as it goes: the attempts made, the last HTTP status. */
+class Tally {
+  private attempts = 0;
+
+  constructor(private readonly span: Trace) {}
+
+  attempted(): void {
+    this.span.annotate("attempts", ++this.attempts);
+  }
+
+  answered(status: number): void {
+    this.span.annotate("status", status);
+  }
+}
+
 async function attemptOnce<T>(
   fetcher: Fetch,
   url: string,
   where: string,
   call: DataPlaneCall,
   startReading: () => Reading<T>,
+  tally: Tally | undefined,
 ): Promise<T> {
   const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   try {
@@ -204,6 +254,7 @@ async function attemptOnce<T>(
       // another host, and its answer would be taken as Prometheus's. aws-sigv4-fetch passes `redirect`
       // on to fetch with the signed request.
       const response = await fetcher(url, { method: "GET", headers, signal, redirect: "manual" });
+      tally?.answered(response.status);
       if (isRedirect(response)) {
         await response.body?.cancel().catch(() => undefined);
         throw redirected(response, url, where);

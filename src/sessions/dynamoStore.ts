@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { firstLine } from "../errors.js";
+import { traced } from "../tracing/trace.js";
 import { checkStorable } from "./limits.js";
 import {
   type SessionChanges,
@@ -184,8 +185,22 @@ export class DynamoSessionStore implements SessionStore {
    * Runs one store call within CALL_TIMEOUT_MS and the request's deadline. Failures become
    * SessionStoreError (503), except a failed write condition, which the caller interprets, and a created
    * item DynamoDB refuses (too large…): that is the client's data, a SessionDataError (400), never 503.
+   * A traced request gets an X-Ray subsegment `DynamoDB <operation>` for it.
    */
-  private async call<T>(operation: string, context: RequestContext, send: Call<T>): Promise<T> {
+  private call<T>(operation: string, context: RequestContext, send: Call<T>): Promise<T> {
+    return traced(
+      context.trace,
+      `DynamoDB ${operation}`,
+      (span) => {
+        span?.describe("table", this.tableName);
+        return this.callUntraced(operation, context, send);
+      },
+      // The version did not match or the id exists: the answer of a conditional write, not a failure.
+      isConditionalCheckFailure,
+    );
+  }
+
+  private async callUntraced<T>(operation: string, context: RequestContext, send: Call<T>): Promise<T> {
     const { timeoutMs, signal, end } = step(context, CALL_TIMEOUT_MS);
     try {
       if (timeoutMs <= 0) {

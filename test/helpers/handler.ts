@@ -17,7 +17,10 @@ export type Handler = (event: unknown, context: unknown) => Promise<unknown>;
  * running the tests cannot leak in.
  */
 export function makeHandler(env: Record<string, string> = {}, dependencies: Dependencies = {}): Handler {
-  return createHandler(loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...env }), dependencies) as unknown as Handler;
+  return createHandler(
+    loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...env }),
+    dependencies,
+  ) as unknown as Handler;
 }
 
 /** A handler that also records every MCP server it builds. */

@@ -20,6 +20,7 @@ describe("configuration", () => {
       logLevel: "INFO",
       metrics: true,
       metricsNamespace: "PrometheusMcp",
+      tracing: false,
       serviceName: "prometheus-mcp-lambda",
       inLambda: false,
       isOffline: false,
@@ -27,7 +28,9 @@ describe("configuration", () => {
   });
 
   it("metrics: on or off, a CloudWatch namespace and a service name; other values fail naming the variable", () => {
-    expect(loadConfig({ METRICS: "off", METRICS_NAMESPACE: "Team/Mcp", SERVICE_NAME: "prom-mcp" })).toMatchObject({
+    expect(
+      loadConfig({ METRICS: "off", METRICS_NAMESPACE: "Team/Mcp", SERVICE_NAME: "prom-mcp" }),
+    ).toMatchObject({
       metrics: false,
       metricsNamespace: "Team/Mcp",
       serviceName: "prom-mcp",
