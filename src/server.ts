@@ -10,8 +10,9 @@ import {
   type ServerRequest,
   type Tool as ToolDescriptor,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { z } from "zod";
+import * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
@@ -67,9 +68,15 @@ class RpcError extends Error {
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function mcpServerFactory(options: ServerOptions): McpServerFactory {
-  // One for every server: building an Ajv instance costs more than a server. Made with the first server,
-  // so a container that only answers /health never builds it.
-  let validator: AjvJsonSchemaValidator | undefined;
+  // One for every server, built only when the SDK first validates against a JSON Schema (it does so only
+  // for elicitation answers, which this server never asks for): building Ajv costs ~5 ms of a cold start.
+  let ajv: AjvJsonSchemaValidator | undefined;
+  const validator: jsonSchemaValidator = {
+    getValidator: (schema) => {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
   const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
   let toolList: ListToolsResult | undefined;
   // Tool schemas are converted to JSON Schema once, on the first tools/list.
@@ -79,7 +86,6 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   };
 
   return (forwarded) => {
-    validator ??= new AjvJsonSchemaValidator();
     const mcp = new McpServer(
       { name: SERVER_NAME, version: SERVER_VERSION },
       { capabilities: { logging: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readOnly } from "./common.js";
 import { profile, query, region, seriesLimit, time, workspaceId } from "./params.js";

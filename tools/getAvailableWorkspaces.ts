@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { WorkspaceAccess } from "../src/prometheus/access.js";
 import { AmpNotFoundError } from "../src/prometheus/ampErrors.js";
 import type { AmpCallOptions, WorkspaceSummary } from "../src/prometheus/controlPlane.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { resolveRegion } from "../src/prometheus/workspaces.js";
 import { readOnly, usableProfile } from "./common.js";
 import { profile, region, workspaceId } from "./params.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MetricNamesCollector } from "../src/results/metricNames.js";
 import { getFromWorkspace, readOnly } from "./common.js";
 import { namesLimit, profile, region, workspaceId } from "./params.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { hasLoneSurrogate } from "../src/json.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ToolError } from "./types.js";
 
 /** Present only when the result was cut; its fields are in the README ("Large results"). */
