@@ -33,8 +33,6 @@ export class RequestReport implements Report {
   rehydrations = 0;
   timeouts = 0;
   faults = 0;
-  /** Attempts made outside any tool call (none today). */
-  attemptsOutsideTools = 0;
   readonly tools: ToolOutcome[] = [];
 
   rehydrated(): void {
@@ -49,9 +47,8 @@ export class RequestReport implements Report {
     this.faults++;
   }
 
-  upstreamAttempts(count: number): void {
-    this.attemptsOutsideTools += count;
-  }
+  /** Upstream calls are made by tool calls only, which count their own (ToolReport). */
+  upstreamAttempts(_count: number): void {}
 
   toolCalled(outcome: ToolOutcome): void {
     this.tools.push(outcome);
