@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import type { Context } from "aws-lambda";
 import type { Report } from "./metrics/report.js";
 import type { Trace } from "./tracing/trace.js";
 
@@ -36,6 +37,14 @@ export interface RequestContext {
    * the request is not sampled.
    */
   readonly trace?: Trace | undefined;
+  /** The Lambda invocation the request belongs to, named on the function's log lines about it. */
+  readonly invocation?: Invocation | undefined;
+}
+
+/** The Lambda invocation a request arrived in, and the id its log lines are correlated by. */
+export interface Invocation {
+  readonly lambda: Context | undefined;
+  readonly correlationId: string | undefined;
 }
 
 /** A request context, and the way to release its timer once the request is answered. */
@@ -64,6 +73,7 @@ class Request implements StartedRequest {
     readonly replyBytes: number,
     readonly report: Report | undefined,
     readonly trace: Trace | undefined,
+    readonly invocation: Invocation | undefined,
   ) {}
 
   get signal(): AbortSignal {
@@ -94,6 +104,7 @@ export function startRequest(options: {
   replyBytes?: number;
   report?: Report | undefined;
   trace?: Trace | undefined;
+  invocation?: Invocation | undefined;
 }): StartedRequest {
   return new Request(
     Date.now() + Math.max(0, options.timeoutMs),
@@ -101,6 +112,7 @@ export function startRequest(options: {
     options.replyBytes ?? Number.POSITIVE_INFINITY,
     options.report,
     options.trace,
+    options.invocation,
   );
 }
 
@@ -124,6 +136,10 @@ class Derived implements RequestContext {
 
   get principal(): string | undefined {
     return this.request.principal;
+  }
+
+  get invocation(): Invocation | undefined {
+    return this.request.invocation;
   }
 
   get signal(): AbortSignal {
@@ -178,6 +194,10 @@ class Cancellable implements RequestContext {
 
   get trace(): Trace | undefined {
     return this.request.trace;
+  }
+
+  get invocation(): Invocation | undefined {
+    return this.request.invocation;
   }
 
   get signal(): AbortSignal {

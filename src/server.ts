@@ -16,7 +16,8 @@ import * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
-import { withCancellation, withMargin, withReport, withTrace } from "./context.js";
+import { constantResult } from "./bridge/jsonrpc.js";
+import { type Invocation, withCancellation, withMargin, withReport, withTrace } from "./context.js";
 import { describeIssues, ToolError } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import type { Upstream } from "./prometheus/upstream.js";
@@ -48,8 +49,11 @@ export interface ServerOptions {
   pythonLayout: boolean;
   /** MAX_RESULT_BYTES: the most bytes of text one tool result gives the model. */
   maxResultBytes: number;
-  /** Receives errors that are not the caller's fault (they are answered `-32603 Internal error`, HTTP 500). */
-  onFault: (error: unknown, where: string) => void;
+  /**
+   * Receives errors that are not the caller's fault (they are answered `-32603 Internal error`, HTTP 500),
+   * with the invocation of the request that met them.
+   */
+  onFault: (error: unknown, where: string, invocation: Invocation | undefined) => void;
 }
 
 /** Builds one MCP server for a bridge; everything that can be shared between servers is built once, here. */
@@ -81,7 +85,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   let toolList: ListToolsResult | undefined;
   // Tool schemas are converted to JSON Schema once, on the first tools/list.
   const listTools = (): ListToolsResult => {
-    toolList ??= { tools: options.tools.map(describeTool) };
+    toolList ??= constantResult({ tools: options.tools.map(describeTool) });
     return toolList;
   };
 
@@ -98,7 +102,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
           return await handle(request, extra);
         } catch (error) {
           if (error instanceof RpcError) throw error;
-          options.onFault(error, method);
+          options.onFault(error, method, forwarded.contextOf(extra.requestId)?.invocation);
           forwarded.fault(extra.requestId);
           throw new Error("Internal error");
         }
@@ -199,7 +203,7 @@ async function callTool(
     return render(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
   } catch (error) {
     if (error instanceof ToolError) return failed(tool.name, error.message, options);
-    options.onFault(error, `tool ${tool.name}`);
+    options.onFault(error, `tool ${tool.name}`, call.context.invocation);
     return failed(tool.name, "internal error (details are in the function's log)", options);
   }
 }

@@ -28,7 +28,7 @@ export const GetServerInfo = defineTool({
     );
     return {
       prometheus_url: target?.serverUrl ?? null,
-      aws_region: resolveRegion(args.region, call.settings),
+      aws_region: target?.region ?? resolveRegion(args.region, call.settings),
       aws_profile: chosenProfile ?? "default",
       service_name: "aps" as const,
     };

@@ -11,6 +11,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainObject } from "../json.js";
+import { isEverydayMessage } from "./everyday.js";
 
 export type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId };
 export type JSONRPCReply = JSONRPCResultResponse | JSONRPCErrorResponse;
@@ -96,9 +97,11 @@ export function classify(value: unknown): Classified {
     return invalid(id, 'Invalid Request: "params._meta" must be an object');
   }
   if ("id" in value) {
-    if (isJSONRPCRequest(value)) return { kind: "request", message: value };
-  } else if (isJSONRPCNotification(value)) {
-    return { kind: "notification", message: value };
+    if (isEverydayMessage(value, true) || isJSONRPCRequest(value)) {
+      return { kind: "request", message: value as JSONRPCRequest };
+    }
+  } else if (isEverydayMessage(value, false) || isJSONRPCNotification(value)) {
+    return { kind: "notification", message: value as JSONRPCNotification };
   }
   return invalid(id, "Invalid Request: not a valid JSON-RPC 2.0 message");
 }
@@ -123,4 +126,27 @@ export function boundReply(reply: JSONRPCReply, bytes: number): JSONRPCReply {
 /** The bound recorded for `reply` (its id aside), if any. */
 export function replyBound(reply: unknown): number | undefined {
   return typeof reply === "object" && reply !== null ? bounds.get(reply as JSONRPCReply) : undefined;
+}
+
+/** Results that never change, with their JSON, by identity: serialized once, not on every reply. */
+const constantJson = new WeakMap<object, string>();
+
+/**
+ * Marks `result` as constant (it is frozen) and serializes it once: every reply carrying it is then
+ * written from that JSON. A tools/list answer is 10 KB whose serialization was a fifth of the request.
+ */
+export function constantResult<T extends object>(result: T): Readonly<T> {
+  constantJson.set(Object.freeze(result), JSON.stringify(result));
+  return result;
+}
+
+/**
+ * The reply as JSON, reusing the JSON of a constant result; for a reply made as the bridge makes them
+ * (keys `jsonrpc`, `id`, `result`, in that order) it is exactly `JSON.stringify(reply)`.
+ */
+export function replyJson(reply: JSONRPCReply): string {
+  const json =
+    "result" in reply && Object.keys(reply).length === 3 ? constantJson.get(reply.result) : undefined;
+  if (json === undefined || reply.jsonrpc !== "2.0") return JSON.stringify(reply);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":${json}}`;
 }

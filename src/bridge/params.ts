@@ -6,6 +6,7 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeIssues } from "../errors.js";
+import { hasEverydayParams } from "./everyday.js";
 import { ErrorCode, errorReply, type JSONRPCErrorResponse, type JSONRPCRequest } from "./jsonrpc.js";
 
 /**
@@ -25,6 +26,7 @@ const REQUEST_SCHEMAS = new Map(
 
 /** `-32602` for a request whose params its method's schema refuses; undefined when they are fine. */
 export function invalidParams(request: JSONRPCRequest): JSONRPCErrorResponse | undefined {
+  if (hasEverydayParams(request.method, request.params)) return undefined;
   const schema = REQUEST_SCHEMAS.get(request.method);
   if (!schema) return undefined;
   const parsed = schema.safeParse(request);

@@ -39,11 +39,16 @@ export function jsonResponse(
   body: unknown,
   headers: Record<string, string>,
 ): HttpResponse {
-  return {
-    statusCode,
-    headers: { ...headers, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  };
+  return serializedJsonResponse(statusCode, JSON.stringify(body), headers);
+}
+
+/** A JSON response whose body is serialized already. */
+export function serializedJsonResponse(
+  statusCode: number,
+  json: string,
+  headers: Record<string, string>,
+): HttpResponse {
+  return { statusCode, headers: { ...headers, "Content-Type": "application/json" }, body: json };
 }
 
 export function emptyResponse(statusCode: number, headers: Record<string, string>): HttpResponse {

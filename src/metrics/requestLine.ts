@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import type { EmfDocument } from "./emf.js";
+import { type EmfDocument, serializeEmf } from "./emf.js";
 
 /** Where the line goes: stdout, which Lambda sends to CloudWatch Logs (and EMF into metrics). */
 export type Write = (text: string) => void;
@@ -39,31 +39,29 @@ export class RequestLine {
     if (options.log) {
       const { lambda } = options;
       const traceId = xrayTraceId();
-      lines.push(
-        JSON.stringify({
-          level: "INFO",
-          message: options.message,
-          timestamp: new Date().toISOString(),
-          service: this.service,
-          cold_start: coldStart,
-          ...(lambda === undefined
-            ? {}
-            : {
-                function_arn: lambda.invokedFunctionArn,
-                function_memory_size: lambda.memoryLimitInMB,
-                function_name: lambda.functionName,
-                function_request_id: lambda.awsRequestId,
-              }),
-          ...(options.correlationId === undefined ? {} : { correlation_id: options.correlationId }),
-          ...(traceId === undefined ? {} : { xray_trace_id: traceId }),
-          ...options.fields,
-          ...first,
-        }),
-      );
+      const record = {
+        level: "INFO",
+        message: options.message,
+        timestamp: new Date().toISOString(),
+        service: this.service,
+        cold_start: coldStart,
+        ...(lambda === undefined
+          ? {}
+          : {
+              function_arn: lambda.invokedFunctionArn,
+              function_memory_size: lambda.memoryLimitInMB,
+              function_name: lambda.functionName,
+              function_request_id: lambda.awsRequestId,
+            }),
+        ...(options.correlationId === undefined ? {} : { correlation_id: options.correlationId }),
+        ...(traceId === undefined ? {} : { xray_trace_id: traceId }),
+        ...options.fields,
+      };
+      lines.push(first === undefined ? JSON.stringify(record) : serializeEmf(first, record));
     } else if (first !== undefined) {
-      lines.push(JSON.stringify(first));
+      lines.push(serializeEmf(first));
     }
-    for (const document of others) lines.push(JSON.stringify(document));
+    for (const document of others) lines.push(serializeEmf(document));
     if (lines.length > 0) this.write(`${lines.join("\n")}\n`);
   }
 }

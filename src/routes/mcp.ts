@@ -8,6 +8,7 @@ import {
   isServerFault,
   type JSONRPCRequest,
   type RequestId,
+  replyJson,
   SERVER_ERROR,
   SESSION_NOT_FOUND,
 } from "../bridge/jsonrpc.js";
@@ -22,6 +23,7 @@ import {
   type HttpResponse,
   jsonResponse,
   jsonRpcErrorResponse,
+  serializedJsonResponse,
 } from "../http/responses.js";
 import {
   isOriginAllowed,
@@ -296,10 +298,10 @@ function renderOutcome(outcome: Outcome, pythonCompat: boolean, cors: Record<str
     case "accepted":
       return pythonCompat ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, cors) : emptyResponse(202, cors);
     case "batch":
-      return jsonResponse(200, outcome.replies, cors);
+      return serializedJsonResponse(200, `[${outcome.replies.map(replyJson).join(",")}]`, cors);
     case "single": {
       const status = outcome.invalid ? 400 : isServerFault(outcome.reply) ? 500 : 200;
-      return jsonResponse(status, outcome.reply, cors);
+      return serializedJsonResponse(status, replyJson(outcome.reply), cors);
     }
   }
 }

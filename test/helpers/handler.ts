@@ -37,8 +37,9 @@ export async function callHttp(
   call: HttpCall,
   format: EventFormat = "v2",
   remainingMs = 30_000,
+  context: unknown = lambdaContext(remainingMs),
 ): Promise<HttpResult> {
-  return (await handler(httpEvent(format, call), lambdaContext(remainingMs))) as HttpResult;
+  return (await handler(httpEvent(format, call), context)) as HttpResult;
 }
 
 export const JSON_HEADERS = {

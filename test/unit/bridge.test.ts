@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Bridge, MAX_IN_FLIGHT } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
+import { constantResult, replyJson } from "../../src/bridge/jsonrpc.js";
 import { testContext } from "../helpers/context.js";
 import { echoServer } from "../helpers/echoServer.js";
+import { makeHandler, postMcp } from "../helpers/handler.js";
 
 describe("bridge deadlines", () => {
   it("answers -32001 at the deadline instead of hanging, and cancels the request on the server", async () => {
@@ -239,5 +241,32 @@ describe("fan-out", () => {
     // The eight running ones were cancelled at the deadline; the queued one was never started.
     expect(aborted).toHaveLength(MAX_IN_FLIGHT);
     await bridge.close();
+  });
+});
+
+describe("constant results", () => {
+  it("a tools/list answer through the handler is the JSON of a frozen result, exactly as JSON.stringify writes it", async () => {
+    const handler = makeHandler();
+    const list = { jsonrpc: "2.0", id: "list-1", method: "tools/list" };
+    const first = await postMcp(handler, list);
+    const second = await postMcp(handler, { ...list, id: 7 });
+    const reply = JSON.parse(second.body) as { id: unknown; result: unknown };
+    expect(reply.id).toBe(7);
+    expect(second.body).toBe(JSON.stringify({ jsonrpc: "2.0", id: 7, result: reply.result }));
+    expect(first.body).toBe(JSON.stringify({ jsonrpc: "2.0", id: "list-1", result: reply.result }));
+    const batch = await postMcp(handler, [list, { ...list, id: 8 }]);
+    expect(batch.body).toBe(JSON.stringify(JSON.parse(batch.body)));
+  });
+
+  it("replyJson reuses a constant result's JSON and matches JSON.stringify for every reply shape", () => {
+    const result = constantResult({ tools: [{ name: "a", inputSchema: { type: "object" } }] });
+    expect(Object.isFrozen(result)).toBe(true);
+    const replies = [
+      { jsonrpc: "2.0" as const, id: 1, result },
+      { jsonrpc: "2.0" as const, id: 'x"y', result },
+      { jsonrpc: "2.0" as const, id: 2, result: { other: true } },
+      { jsonrpc: "2.0" as const, id: 3, error: { code: -32602, message: "bad" } },
+    ];
+    for (const reply of replies) expect(replyJson(reply)).toBe(JSON.stringify(reply));
   });
 });

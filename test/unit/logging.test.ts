@@ -1,5 +1,25 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../tools/types.js";
+import { lambdaContext } from "../helpers/events.js";
 import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+
+/** Everything written to stdout and stderr while the spies are on, one parsed entry per line. */
+function captureLines(): () => Record<string, unknown>[] {
+  const lines: string[] = [];
+  const capture = (chunk: unknown) => {
+    lines.push(String(chunk));
+    return true;
+  };
+  vi.spyOn(process.stdout, "write").mockImplementation(capture as typeof process.stdout.write);
+  vi.spyOn(process.stderr, "write").mockImplementation(capture as typeof process.stderr.write);
+  return () =>
+    lines
+      .join("")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 
 describe("request logging", () => {
   afterEach(() => {
@@ -44,5 +64,55 @@ describe("request logging", () => {
     expect(all).not.toContain("f00dfeed");
     expect(all).not.toContain("tok-secret");
     expect(all.toLowerCase()).not.toContain("authorization");
+  });
+
+  it("a fault's log line names its own request: correlation id and Lambda request id, also when requests overlap", async () => {
+    const entries = captureLines();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const exploding = defineTool({
+      name: "Exploding",
+      description: "throws an error that is not a tool error",
+      annotations: {},
+      inputSchema: z.object({ wait: z.boolean() }),
+      outputSchema: z.object({}),
+      run: async ({ wait }) => {
+        if (wait) await gate;
+        throw new Error("boom");
+      },
+    });
+    const handler = makeHandler({ LOG_LEVEL: "INFO" }, { tools: [exploding] });
+    const call = (requestId: string, lambdaRequestId: string, wait: boolean) =>
+      callHttp(
+        handler,
+        {
+          method: "POST",
+          path: "/mcp",
+          headers: JSON_HEADERS,
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "Exploding", arguments: { wait } },
+          }),
+          requestId,
+        },
+        "v2",
+        30_000,
+        { ...lambdaContext(), awsRequestId: lambdaRequestId },
+      );
+    // The first request faults only after the second has started and faulted.
+    const first = call("apigw-first", "lambda-first", true);
+    await call("apigw-second", "lambda-second", false);
+    release();
+    await first;
+    const faults = entries().filter((entry) => entry.level === "ERROR");
+    expect(faults.map((entry) => [entry.correlation_id, entry.function_request_id])).toStrictEqual([
+      ["apigw-second", "lambda-second"],
+      ["apigw-first", "lambda-first"],
+    ]);
+    expect(faults.every((entry) => entry.message === "Unexpected failure in tool Exploding")).toBe(true);
   });
 });

@@ -5,12 +5,17 @@
 // - for tools/list, the lean form of that pattern: per request a fresh plain `Server` answering from a
 //   precomputed tool list (our own tools/list answer) + the same transport;
 // - for tools/call, a peer that rebuilds nothing: one McpServer built, connected and initialized once,
-//   over one InMemoryTransport pair (the SDK's stateless HTTP transport refuses a second request).
+//   over one InMemoryTransport pair (the SDK's stateless HTTP transport refuses a second request);
+// - for tools/call, the same reused server behind a Lambda handler of AWS's own library
+//   (@aws/run-mcp-servers-with-aws-lambda: its API Gateway v2 handler with an in-process RequestHandler),
+//   which takes the same event ours does. (middy-mcp 0.1.6, the other Lambda peer, cannot run with SDK
+//   1.32: it pipes the SDK's zod 4 message schema into zod 3, and answers every request 422.)
 // Every row is measured twice: with LOG_LEVEL=SILENT and METRICS=off (nothing written) in the benchmark's
 // own process, and at the production defaults (LOG_LEVEL and METRICS unset: INFO, metrics on, one line
 // per request) in a child process whose stdout and stderr are pipes that this process reads, as
 // Lambda's runtime reads a function's. Between two requests the event loop turns and the handler's
 // output leaves the process (untimed), as between two Lambda invocations.
+import { APIGatewayProxyEventV2Handler } from "@aws/run-mcp-servers-with-aws-lambda";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -18,6 +23,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import {
   type CallToolResult,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   type Tool as ListedTool,
   ListToolsRequestSchema,
@@ -51,6 +57,7 @@ const CALL = {
 const FRESH = "SDK stateless pattern (fresh McpServer + WebStandard transport)";
 const LEAN = "lean SDK pattern (fresh Server + precomputed tool list + WebStandard transport)";
 const REUSED = "reused SDK server (one McpServer over one InMemoryTransport)";
+const AWS_PEER = "@aws/run-mcp-servers-with-aws-lambda v2 handler over the same reused McpServer";
 const PRODUCTION = "production defaults (LOG_LEVEL=INFO, metrics on)";
 /** Requests whose output the child shows the parent, per case. */
 const SAMPLED = 20;
@@ -146,10 +153,12 @@ function leanList(listed: ListedTool[]): Serve {
 
 /**
  * One McpServer for the container, built, connected and initialized once, serving a GetServerInfo
- * with our schemas that gives `answer` (our own result). Per request: the body parsed, sent, the reply
- * awaited and serialized (as ours takes a body and gives one).
+ * with our schemas that gives `answer` (our own result); the returned function sends it one message
+ * and resolves with its reply.
  */
-async function reusedPeer(answer: CallToolResult): Promise<Serve> {
+async function reusedServer(
+  answer: CallToolResult,
+): Promise<(message: JSONRPCMessage) => Promise<JSONRPCMessage>> {
   const server = new McpServer({ name: "sdk-reused", version: "1" });
   server.registerTool(
     GetServerInfo.name,
@@ -188,7 +197,27 @@ async function reusedPeer(answer: CallToolResult): Promise<Serve> {
   });
   if (!("result" in initialized)) throw new Error(`reused SDK server: initialize failed`);
   await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return exchange;
+}
+
+/** The reused server alone. Per request: the body parsed, sent, the reply awaited and serialized. */
+function reusedPeer(exchange: (message: JSONRPCMessage) => Promise<JSONRPCMessage>): Serve {
   return async (event) => JSON.stringify(await exchange(JSON.parse(event.body as string) as JSONRPCMessage));
+}
+
+/** The reused server behind AWS's Lambda handler, which takes the whole event and answers an HTTP result. */
+function awsLambdaPeer(exchange: (message: JSONRPCMessage) => Promise<JSONRPCMessage>): Serve {
+  const handler = new APIGatewayProxyEventV2Handler({
+    handleRequest: (request: JSONRPCRequest) => exchange(request) as never,
+  });
+  return async (event) => {
+    const result = (await handler.handle(event as never, lambdaContext(60_000))) as {
+      statusCode?: number;
+      body?: string;
+    };
+    if (result.statusCode !== 200) throw new Error(`${AWS_PEER} answered ${result.statusCode}`);
+    return result.body ?? "";
+  };
 }
 
 /** Requests `settle` followed, and how many of them left output that the pipe had not taken yet. */
@@ -220,11 +249,14 @@ async function figuresAt(setup: ChildContext, mode: Mode): Promise<Figure[]> {
   const called = resultOf(await ours(call), "handler") as CallToolResult;
   const fresh = sdkStateless(setup.prometheusUrl);
   const lean = leanList(listed);
-  const reused = await reusedPeer(called);
+  const exchange = await reusedServer(called);
+  const reused = reusedPeer(exchange);
+  const awsPeer = awsLambdaPeer(exchange);
   // Each baseline answers what ours does (untimed).
   resultOf(await fresh(list), "SDK stateless pattern");
   sameAs(resultOf(await lean(list), LEAN).tools, listed, "the lean SDK pattern's tool list");
   sameAs(resultOf(await reused(call), REUSED), called, "the reused SDK server's GetServerInfo result");
+  sameAs(resultOf(await awsPeer(call), AWS_PEER), called, "the AWS Lambda handler's GetServerInfo result");
 
   const suffix = mode === "info" ? "-info" : "";
   const at = mode === "info" ? PRODUCTION : "LOG_LEVEL=SILENT, metrics off";
@@ -270,6 +302,18 @@ async function figuresAt(setup: ChildContext, mode: Mode): Promise<Figure[]> {
         "answering our own result: structuredContent and text), connected once to an InMemoryTransport pair and " +
         "initialized once; per request the event's body is parsed, sent, the reply awaited and serialized. " +
         "The SDK's stateless WebStandard transport cannot be the reused one: it refuses a second request",
+    },
+    {
+      id: `warm-tools-call-aws${suffix}`,
+      title: `Warm \`tools/call\` (GetServerInfo) through the handler vs AWS's Lambda handler on a reused SDK server, ${at}`,
+      event: call,
+      baseline: { name: AWS_PEER, serve: awsPeer },
+      target: "≥ 1× (at least as fast as a reused SDK server behind a Lambda handler)",
+      min: 1,
+      note:
+        "baseline: APIGatewayProxyEventV2Handler of @aws/run-mcp-servers-with-aws-lambda 0.5.21 (event parsed, " +
+        "Accept and Content-Type checked, each message checked with the SDK's schemas, CORS headers) whose " +
+        "in-process RequestHandler forwards to the reused McpServer of the row above",
     },
   ];
   const figures: Figure[] = [];
