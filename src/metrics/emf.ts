@@ -144,15 +144,24 @@ const directivesJson = new WeakMap<readonly unknown[], string>();
  * the directives, about half of the line, are serialized once.
  */
 export function serializeEmf(document: EmfDocument, record: Record<string, unknown> = {}): string {
-  const { _aws, ...values } = document;
-  let directives = directivesJson.get(_aws.CloudWatchMetrics);
-  if (directives === undefined) {
-    directives = JSON.stringify(_aws.CloudWatchMetrics);
-    directivesJson.set(_aws.CloudWatchMetrics, directives);
-  }
-  const body = JSON.stringify({ ...record, ...values });
-  const aws = `"_aws":{"Timestamp":${JSON.stringify(_aws.Timestamp)},"CloudWatchMetrics":${directives}}`;
+  const directives = directivesJsonOf(document._aws.CloudWatchMetrics);
+  // Copied key by key: a spread of these objects (a document given its tool values by Object.assign)
+  // took V8's slow path, about 30 µs a line.
+  const merged: Record<string, unknown> = {};
+  for (const key in record) merged[key] = record[key];
+  for (const key in document) if (key !== "_aws") merged[key] = document[key];
+  const body = JSON.stringify(merged);
+  const aws = `"_aws":{"Timestamp":${JSON.stringify(document._aws.Timestamp)},"CloudWatchMetrics":${directives}}`;
   return body === "{}" ? `{${aws}}` : `${body.slice(0, -1)},${aws}}`;
+}
+
+function directivesJsonOf(directives: readonly unknown[]): string {
+  let json = directivesJson.get(directives);
+  if (json === undefined) {
+    json = JSON.stringify(directives);
+    directivesJson.set(directives, json);
+  }
+  return json;
 }
 
 /** One tool's values: a number for one call, a list for several (EMF takes up to 100 values a metric). */
