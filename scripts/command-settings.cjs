@@ -10,6 +10,10 @@
 // deployment artifact (the Lambda runtime would load it as CommonJS first), so `invoke local` also
 // builds into its own folder.
 //
+// Local-only settings (AMP_ENDPOINT, DYNAMODB_ENDPOINT point the function at a stand-in on this
+// machine): the local runs take them from the shell; every other command (package, deploy) never does,
+// and says so when the shell has one set. Only an explicit --param deploys one, with a warning.
+//
 // Session store: `package` / `deploy` point SESSION_TABLE at the stack's DynamoDB table ("dynamodb");
 // the local runs (`invoke local`, `offline` = `npm start`) have no AWS, so they default to "memory":
 // SESSION_TABLE only if the shell sets it (e.g. with DYNAMODB_ENDPOINT for a local DynamoDB).
@@ -20,9 +24,51 @@ for (const arg of process.argv.slice(2)) {
 }
 const invokeLocal = commands[0] === "invoke" && commands[1] === "local";
 const offline = commands[0] === "offline";
+const local = invokeLocal || offline;
+
+/** The value of `--param=<name>=…` / `--param <name>=…` on the command line, if given. */
+function paramOnCommandLine(name) {
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = arg === "--param" ? args[i + 1] : arg.startsWith("--param=") ? arg.slice(8) : undefined;
+    if (value?.startsWith(`${name}=`)) return value.slice(name.length + 1);
+  }
+  return undefined;
+}
+
+const warned = new Set();
+function warnOnce(text) {
+  if (warned.has(text)) return;
+  warned.add(text);
+  process.stderr.write(`Warning: ${text}\n`);
+}
+
+/** A local-only setting's default: the shell's variable for local runs, else "" (unset). */
+function localOnly(param, variable) {
+  return () => {
+    const shell = process.env[variable] ?? "";
+    if (local) return shell;
+    const given = paramOnCommandLine(param);
+    if (given !== undefined && given !== "") {
+      warnOnce(
+        `--param=${param} puts ${variable}=${given} into the function. It is meant for local stand-ins: make sure the deployed function can reach it.`,
+      );
+    } else if (shell !== "") {
+      warnOnce(
+        `${variable} is set in this shell (${shell}) and ignored: it is for local runs (npm start, invoke local). Pass --param=${param}=… to deploy it anyway.`,
+      );
+    }
+    return "";
+  };
+}
 
 module.exports = {
+  /** True for the commands that run the function on this machine (invoke local, offline). */
+  local,
   outputFileExtension: invokeLocal ? ".js" : ".mjs",
   outputBuildFolder: invokeLocal ? ".build-invoke-local" : ".build",
-  sessionStore: invokeLocal || offline ? "memory" : "dynamodb",
+  sessionStore: local ? "memory" : "dynamodb",
+  ampEndpoint: localOnly("ampEndpoint", "AMP_ENDPOINT"),
+  dynamodbEndpoint: localOnly("dynamodbEndpoint", "DYNAMODB_ENDPOINT"),
 };

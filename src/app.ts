@@ -21,6 +21,7 @@ import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
 import { handleMcp, type McpRouteOptions, type McpRouteResult } from "./routes/mcp.js";
 import type { ModernOptions } from "./routes/modern.js";
+import { handleResourceMetadata } from "./routes/resourceMetadata.js";
 import {
   INSTRUCTIONS,
   type McpServerFactory,
@@ -119,6 +120,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     prometheusUrl: config.prometheusUrl,
     prometheusAuth: config.prometheusAuth,
     allowedWorkspaces: config.allowedWorkspaces,
+    allowedRegions: config.allowedRegions,
     defaultRegion: config.awsRegion,
     ampEndpoint: config.ampEndpoint,
     profileSupported: !config.inLambda,
@@ -176,10 +178,13 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     modern,
   };
 
-  /** A fresh request context whose deadline leaves DEADLINE_MARGIN_MS to answer; `end()` it when answered. */
+  /**
+   * A fresh request context whose deadline leaves DEADLINE_MARGIN_MS to answer before the Lambda times
+   * out, or before the front door stops waiting (`answerBy`), whichever comes first; `end()` it when answered.
+   */
   function startRequestIn(
     lambda: Context | undefined,
-    principal: string | undefined,
+    request: { principal: string | undefined; answerBy: number | undefined },
     replyBytes: number,
     report: RequestReport | undefined,
     trace: Trace | undefined,
@@ -189,9 +194,10 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
       typeof lambda?.getRemainingTimeInMillis === "function"
         ? lambda.getRemainingTimeInMillis()
         : DEFAULT_REMAINING_MS;
+    const frontDoor = request.answerBy === undefined ? remaining : request.answerBy - Date.now();
     return startRequest({
-      timeoutMs: remaining - DEADLINE_MARGIN_MS,
-      principal,
+      timeoutMs: Math.min(remaining, frontDoor) - DEADLINE_MARGIN_MS,
+      principal: request.principal,
       replyBytes,
       report,
       trace,
@@ -212,15 +218,10 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     const route = routeOf(request.path);
     if (route === "health" && request.method === "GET") {
       response = handleHealth(SERVER_NAME, SERVER_VERSION, request.headers.origin);
+    } else if (route === "resource-metadata") {
+      response = handleResourceMetadata(request, config.oauth);
     } else if (route === "mcp") {
-      const started = startRequestIn(
-        lambda,
-        request.principal,
-        HTTP_REPLY_BYTES,
-        report,
-        trace,
-        correlationId,
-      );
+      const started = startRequestIn(lambda, request, HTTP_REPLY_BYTES, report, trace, correlationId);
       try {
         served = await handleMcp(request, mcpOptions, started);
         response = served.response;
@@ -270,7 +271,14 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   ): Promise<unknown> {
     const startedAt = performance.now();
     const report = recorder === undefined ? undefined : new RequestReport();
-    const started = startRequestIn(lambda, undefined, DIRECT_REPLY_BYTES, report, trace, correlationId);
+    const started = startRequestIn(
+      lambda,
+      { principal: undefined, answerBy: undefined },
+      DIRECT_REPLY_BYTES,
+      report,
+      trace,
+      correlationId,
+    );
     try {
       const { result, outcome, era, traceId, status } = await handleDirect(
         payload,

@@ -15,7 +15,17 @@ export interface Config {
    * with either, no other workspace is read (see README "Configuration").
    */
   allowedWorkspaces: readonly string[];
+  /**
+   * `ALLOWED_REGIONS`: the only AWS regions the tools may call (a deployment sets its stack's region
+   * and its `regions` parameter, the regions its role is granted); undefined: any of the partition's.
+   */
+  allowedRegions: readonly string[] | undefined;
   awsRegion: string;
+  /**
+   * `JWT_ISSUER` / `JWT_SCOPES`: set when the API's authorizer checks JWTs (`auth=jwt`); the function
+   * then publishes where to sign in (OAuth protected resource metadata). Undefined otherwise.
+   */
+  oauth: { issuer: string; scopes: readonly string[] } | undefined;
   ampEndpoint: string | undefined;
   sessionTable: string | undefined;
   dynamodbEndpoint: string | undefined;
@@ -163,6 +173,39 @@ function origins(env: Env, name: string): string[] {
     });
 }
 
+/** `ALLOWED_REGIONS`: a comma-separated list of regions that must include AWS_REGION; unset or empty: undefined. */
+function regionList(env: Env, name: string, awsRegion: string): string[] | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  const regions = raw
+    .split(",")
+    .map((region) => region.trim())
+    .filter((region) => region !== "");
+  if (regions.length === 0) return undefined;
+  for (const region of regions) {
+    if (!REGION_PATTERN.test(region))
+      fail(name, raw, "a comma-separated list of AWS regions such as us-east-1,eu-west-1");
+  }
+  if (!regions.includes(awsRegion)) {
+    fail(name, raw, `a list that includes AWS_REGION (${awsRegion}), the region of calls that name none`);
+  }
+  return [...new Set(regions)];
+}
+
+/** JWT_ISSUER (an http(s) URL without a trailing slash: the authorizer compares `iss` exactly) and JWT_SCOPES. */
+function oauthSettings(env: Env): Config["oauth"] {
+  const issuer = httpUrl(env, "JWT_ISSUER");
+  const scopes = (read(env, "JWT_SCOPES") ?? "").split(/[\s,]+/).filter((scope) => scope !== "");
+  if (issuer === undefined) {
+    if (scopes.length > 0) fail("JWT_SCOPES", scopes.join(" "), "JWT_ISSUER to be set as well");
+    return undefined;
+  }
+  if (issuer.endsWith("/")) {
+    fail("JWT_ISSUER", issuer, "the issuer exactly as tokens name it (`iss`), without a trailing slash");
+  }
+  return { issuer, scopes: [...new Set(scopes)] };
+}
+
 /** Reads and validates the environment once, at cold start. Throws one ConfigError line naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const awsRegion = read(env, "AWS_REGION") ?? "us-east-1";
@@ -182,7 +225,9 @@ export function loadConfig(env: Env = process.env): Config {
     prometheusUrl,
     prometheusAuth,
     allowedWorkspaces: workspaceIds(env, "ALLOWED_WORKSPACES"),
+    allowedRegions: regionList(env, "ALLOWED_REGIONS", awsRegion),
     awsRegion,
+    oauth: oauthSettings(env),
     ampEndpoint: httpUrl(env, "AMP_ENDPOINT"),
     sessionTable: read(env, "SESSION_TABLE"),
     dynamodbEndpoint: httpUrl(env, "DYNAMODB_ENDPOINT"),

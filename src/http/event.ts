@@ -14,6 +14,30 @@ export interface HttpRequest {
   requestId: string | undefined;
   /** The authenticated caller named by the authorizer (IAM user ARN or JWT `sub`), when there is one. */
   principal: string | undefined;
+  /**
+   * Epoch milliseconds at which the front door stops waiting for the answer: API Gateway gives an
+   * integration 30 s (HTTP API) or 29 s (REST API) from when it received the request, whatever the
+   * function's timeout. Undefined for a Function URL, which waits as long as the function runs.
+   */
+  answerBy: number | undefined;
+}
+
+/** API Gateway's hard integration timeouts (HTTP API; REST API by default). */
+const HTTP_API_LIMIT_MS = 30_000;
+const REST_API_LIMIT_MS = 29_000;
+
+/**
+ * When the gateway gives up: `limitMs` after the request time it stamped on the event. A missing or
+ * implausible stamp (later than now, or older than the limit: clocks disagree, or a hand-made event)
+ * counts from now.
+ */
+function gatewayDeadline(stamp: unknown, limitMs: number): number {
+  const now = Date.now();
+  const received =
+    typeof stamp === "number" && Number.isFinite(stamp) && stamp <= now && stamp > now - limitMs
+      ? stamp
+      : now;
+  return received + limitMs;
 }
 
 /** A direct `Invoke` whose payload is the JSON-RPC message (or batch) itself. */
@@ -83,6 +107,8 @@ export function normalizeEvent(event: unknown): HttpRequest | DirectInvocation {
 
 /** API Gateway HTTP API (payload 2.0) and Lambda Function URL events. */
 function fromHttpApi(event: Json): HttpRequest {
+  const domain = text(field(event, "requestContext", "domainName")) ?? "";
+  const functionUrl = domain.includes(".lambda-url.");
   return {
     kind: "http",
     method: methodOf(field(event, "requestContext", "http", "method")),
@@ -93,6 +119,9 @@ function fromHttpApi(event: Json): HttpRequest {
     principal:
       text(field(event, "requestContext", "authorizer", "iam", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
+    answerBy: functionUrl
+      ? undefined
+      : gatewayDeadline(field(event, "requestContext", "timeEpoch"), HTTP_API_LIMIT_MS),
   };
 }
 
@@ -112,6 +141,7 @@ function fromRestApi(event: Json): HttpRequest {
       text(field(event, "requestContext", "identity", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "claims", "sub")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
+    answerBy: gatewayDeadline(field(event, "requestContext", "requestTimeEpoch"), REST_API_LIMIT_MS),
   };
 }
 

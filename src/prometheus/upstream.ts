@@ -14,6 +14,8 @@ export interface UpstreamSettings {
   ampEndpoint: string | undefined;
   /** `ALLOWED_WORKSPACES`: workspace ids the function may read besides the one `prometheusUrl` names. */
   allowedWorkspaces?: readonly string[] | undefined;
+  /** `ALLOWED_REGIONS`: the only regions a call may use (undefined: any of the function's partition). */
+  allowedRegions?: readonly string[] | undefined;
 }
 
 /** How many entries each per-key cache holds now (each has a fixed bound). */

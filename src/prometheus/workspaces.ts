@@ -35,6 +35,8 @@ export interface TargetRequest {
 
 export interface TargetSettings extends AccessSettings {
   defaultRegion: string;
+  /** The only regions a call may use; undefined: any region of the function's partition. */
+  allowedRegions?: readonly string[] | undefined;
 }
 
 export interface Target {
@@ -56,10 +58,19 @@ export function regionsFor(functionRegion: string): Regions {
 
 /**
  * The region a call uses: its `region` argument, else the function's. A region outside the function's
- * AWS partition is a ToolError naming valid ones, before any client, signer or cache entry exists for it.
+ * AWS partition, or outside ALLOWED_REGIONS (the regions a deployment's role may call), is a ToolError
+ * naming valid ones, before any client, signer or cache entry exists for it.
  */
 export function resolveRegion(region: string | null | undefined, settings: TargetSettings): string {
-  return regionsFor(settings.defaultRegion).check(region ?? settings.defaultRegion);
+  const chosen = regionsFor(settings.defaultRegion).check(region ?? settings.defaultRegion);
+  const allowed = settings.allowedRegions;
+  if (allowed !== undefined && !allowed.includes(chosen)) {
+    throw new ToolError(
+      `Region "${chosen}" is not enabled for this deployment, which may use ${allowed.join(", ")} ` +
+        `(its \`regions\` parameter). Omit region to use ${settings.defaultRegion}, or ask whoever deploys it to add ${chosen}.`,
+    );
+  }
+  return chosen;
 }
 
 /** A Prometheus URL as the data plane uses it: its API base, its server URL, its credentials apart. */

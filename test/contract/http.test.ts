@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import packageJson from "../../package.json" with { type: "json" };
 import { defineTool, type Tool, ToolError } from "../../tools/types.js";
-import { EVENT_FORMATS, httpEvent, lambdaContext } from "../helpers/events.js";
+import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../helpers/events.js";
 import {
   callHttp,
   header,
@@ -639,6 +639,41 @@ describe("faults", () => {
       id: 3,
       error: { code: -32603, message: "Tool execution failed: Error executing tool Failing: Internal error" },
     });
+  });
+
+  it("API Gateway's own limit (30 s HTTP API, 29 s REST, from its request time) bounds the deadline; a Function URL's does not", async () => {
+    const stuck = defineTool({
+      name: "Stuck",
+      description: "ignores its deadline",
+      annotations: {},
+      inputSchema: z.object({}),
+      outputSchema: z.object({}),
+      run: () => new Promise<Record<string, never>>(() => undefined),
+    });
+    const handler = makeHandler({}, { tools: [stuck] });
+    /** How long the handler took to answer -32001, the Lambda having `remainingMs` left. */
+    const timeToTimeout = async (format: EventFormat, receivedAgoMs: number, remainingMs: number) => {
+      const event = httpEvent(format, {
+        method: "POST",
+        path: "/mcp",
+        headers: JSON_HEADERS,
+        body: JSON.stringify(callTool(6, "Stuck", {})),
+      }) as { requestContext: Record<string, unknown> };
+      const stamp = format === "v1" ? "requestTimeEpoch" : "timeEpoch";
+      event.requestContext[stamp] = Date.now() - receivedAgoMs;
+      const started = Date.now();
+      const result = (await handler(event, lambdaContext(remainingMs))) as { body: string };
+      expect(JSON.parse(result.body).error.code).toBe(-32001);
+      return Date.now() - started;
+    };
+    // Received 29.1 s (HTTP API) / 28.1 s (REST) ago: 900 ms left at the gateway, less the 500 ms margin.
+    expect(await timeToTimeout("v2", 29_100, 60_000)).toBeLessThan(1_500);
+    expect(await timeToTimeout("v1", 28_100, 60_000)).toBeLessThan(1_500);
+    // A Function URL waits for the function: its deadline is the Lambda's (1.5 s left, less 500 ms).
+    const url = await timeToTimeout("url", 29_100, 1_500);
+    expect(url).toBeGreaterThanOrEqual(900);
+    // A stamp from the future or from before the limit is a hand-made or skewed event: counted from now.
+    expect(await timeToTimeout("v2", -60_000, 1_200)).toBeGreaterThanOrEqual(600);
   });
 
   it("a request still running at the deadline is 200 -32001 Request timed out", async () => {

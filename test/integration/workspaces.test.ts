@@ -314,6 +314,30 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
     expect(amp.rejected).toBe(0);
   });
 
+  it("refuses a region outside ALLOWED_REGIONS (the regions the deployment's role may call) before any call", async () => {
+    const first = call({ allowedRegions: [REGION, "eu-west-1"] });
+    for (const [tool, args] of [
+      [GetAvailableWorkspaces, { region: "ap-southeast-2" }],
+      [GetServerInfo, { region: "ap-southeast-2", workspace_id: id(1) }],
+      [ExecuteQuery, { region: "us-east-1", workspace_id: id(1), query: "up" }],
+    ] as const) {
+      const error = await toolError(tool, args, makeToolCall(first.settings, { upstream: first.upstream }));
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error.message).toMatch(
+        new RegExp(
+          `^Region "(ap-southeast-2|us-east-1)" is not enabled for this deployment, which may use ${REGION}, eu-west-1 \\(its \`regions\` parameter\\)\\. Omit region to use ${REGION}, or ask whoever deploys it to add \\1\\.$`,
+        ),
+      );
+    }
+    expect(Object.values(first.upstream.cacheSizes())).toEqual([0, 0, 0, 0]);
+    expect(amp.calls).toEqual({ ListWorkspaces: 0, DescribeWorkspace: 0 });
+    // The listed regions work as before.
+    const listed = (await callTool(GetAvailableWorkspaces, {}, call({ allowedRegions: [REGION] }))) as {
+      workspaces: unknown[];
+    };
+    expect(listed.workspaces.length).toBeGreaterThan(0);
+  });
+
   it("a hundred made-up regions, thirty times over, build nothing", async () => {
     const first = call();
     for (let round = 0; round < 30; round++) {

@@ -570,4 +570,12 @@ describe("serverless package: operations parameters it refuses", () => {
     );
     console.log(`refusals: ${switches.run.ms} ms, ${concurrency.run.ms} ms`);
   }, 120_000);
+
+  it("an alarm topic that is not an SNS topic ARN, in one line", async () => {
+    const topic = await packageVariant("ops-bad-topic", ["--param=alarmTopicArn=oncall-team"]);
+    expect(topic.run.code).not.toBe(0);
+    expect(`${topic.run.stdout}${topic.run.stderr}`).toContain(
+      'alarmTopicArn: "oncall-team" is not an SNS topic ARN',
+    );
+  }, 120_000);
 });

@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
+import { cfnLint, cfnLintAvailable } from "./cfnLint.js";
 import { copyService, ROOT, runSls, type SlsRun } from "./sls.js";
 import { readZip } from "./zip.js";
 
@@ -14,26 +15,24 @@ type Json = Record<string, unknown>;
 interface Resource {
   Type: string;
   Properties: Json;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 interface Template {
   Resources: Record<string, Resource>;
+  Outputs: Record<string, { Value: unknown }>;
 }
 interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 /** The aps actions that read a workspace's metrics: granted only on the workspaces a deployment may read. */
-const APS_DATA_ACTIONS = ["aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries", "aps:QueryMetrics"];
-const APS_ACTIONS = [
-  "aps:DescribeWorkspace",
-  "aps:GetLabels",
-  "aps:GetMetricMetadata",
-  "aps:GetSeries",
-  "aps:ListWorkspaces",
-  "aps:QueryMetrics",
-];
+const APS_DATA_ACTIONS = ["aps:GetLabels", "aps:QueryMetrics"];
+/** Exactly what the code calls: ListWorkspaces, DescribeWorkspace, queries (QueryMetrics), names (GetLabels). */
+const APS_ACTIONS = ["aps:DescribeWorkspace", "aps:GetLabels", "aps:ListWorkspaces", "aps:QueryMetrics"];
 /** Single-item access to the sessions table: no Scan, no Query, no table administration. */
 const DYNAMODB_ACTIONS = [
   "dynamodb:DeleteItem",
@@ -58,8 +57,26 @@ const CORS_HEADERS = [
   "Mcp-Method",
   "Mcp-Name",
   "Last-Event-ID",
+  // What a browser that signs its requests with SigV4 sends besides Authorization.
+  "X-Amz-Date",
+  "X-Amz-Security-Token",
+  "X-Amz-Content-Sha256",
 ];
 const MB = 1024 * 1024;
+/** Every route of the HTTP API: /mcp, and the public health check and OAuth protected resource metadata. */
+const ROUTE_KEYS = [
+  "DELETE /mcp",
+  "GET /.well-known/oauth-protected-resource",
+  "GET /.well-known/oauth-protected-resource/mcp",
+  "GET /health",
+  "GET /mcp",
+  "POST /mcp",
+];
+const PUBLIC_ROUTES = [
+  "GET /health",
+  "GET /.well-known/oauth-protected-resource",
+  "GET /.well-known/oauth-protected-resource/mcp",
+];
 
 let service: { dir: string; dispose(): Promise<void> };
 
@@ -114,15 +131,19 @@ function isStar(resource: unknown): boolean {
   return [resource].flat().some((entry) => entry === "*");
 }
 
-/** The logical id of the one sessions table, after checking its definition. */
-function expectSessionsTable(template: Template, stage: string): string {
+/**
+ * The logical id of the one sessions table, after checking its definition: named by CloudFormation (so
+ * a replacing update cannot collide with the old table's name), deleted with the stack and on replacement.
+ */
+function expectSessionsTable(template: Template): string {
   const tables = Object.entries(template.Resources).filter(
     ([, resource]) => resource.Type === "AWS::DynamoDB::Table",
   );
   expect(tables).toHaveLength(1);
   const [logicalId, table] = tables[0] as [string, Resource];
+  expect(table.DeletionPolicy).toBe("Delete");
+  expect(table.UpdateReplacePolicy).toBe("Delete");
   expect(table.Properties).toEqual({
-    TableName: `prometheus-mcp-lambda-${stage}-sessions`,
     BillingMode: "PAY_PER_REQUEST",
     AttributeDefinitions: [{ AttributeName: "sessionId", AttributeType: "S" }],
     KeySchema: [{ AttributeName: "sessionId", KeyType: "HASH" }],
@@ -150,15 +171,17 @@ function dataResources(template: Template): unknown[] {
 }
 
 /**
- * Least privilege: the six read-only aps actions (ListWorkspaces alone on "*", the rest on workspaces:
- * the data actions on `dataOn`, by default every workspace of the account and region), the four
- * DynamoDB item actions on the sessions table's ARN only, the framework's log actions; no wildcard
- * action anywhere, only Allow.
+ * Least privilege: the four read-only aps actions the code calls (ListWorkspaces alone on "*", only in
+ * `regions`; the rest on workspaces: DescribeWorkspace on every workspace of `regions`, the data actions
+ * on `dataOn`, by default every workspace of `regions`), the four DynamoDB item actions on the sessions
+ * table's ARN only, the framework's log actions; no wildcard action anywhere, only Allow. `regions`:
+ * the stack's (a reference), then others by name.
  */
 function expectLeastPrivilege(
   template: Template,
   tableId: string,
-  dataOn: unknown[] = [apsArn("workspace/*")],
+  dataOn?: unknown[],
+  regions: unknown[] = [{ Ref: "AWS::Region" }],
 ) {
   const statements = roleStatements(template);
   const actions = statements.flatMap((statement) => [statement.Action].flat());
@@ -170,15 +193,20 @@ function expectLeastPrivilege(
       .filter((action) => !action.startsWith("aps:") && !action.startsWith("dynamodb:"))
       .every((action) => FRAMEWORK_LOG_ACTIONS.includes(action)),
   ).toBe(true);
+  const everyWorkspace = regions.map((region) => apsArn("workspace/*", region));
   for (const statement of statements) {
     const statementActions = [statement.Action].flat();
     if (isStar(statement.Resource)) {
       expect(statementActions).toEqual(["aps:ListWorkspaces"]);
+      expect(statement.Condition).toEqual({ StringEquals: { "aws:RequestedRegion": regions } });
+    } else if (statementActions.includes("aps:DescribeWorkspace")) {
+      expect(statementActions).toEqual(["aps:DescribeWorkspace"]);
+      expect(statement.Resource).toEqual(everyWorkspace);
     } else if (statementActions.some((action) => action.startsWith("aps:"))) {
       expect(JSON.stringify(statement.Resource)).toContain("workspace/");
     }
   }
-  expect(dataResources(template)).toEqual(dataOn);
+  expect(dataResources(template)).toEqual(dataOn ?? everyWorkspace);
 
   const dynamodb = statements.filter((statement) =>
     [statement.Action].flat().some((action) => action.startsWith("dynamodb:")),
@@ -218,11 +246,12 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
   });
 
   it("configures the application with its documented defaults, sessions in the stack's table", () => {
-    const tableId = expectSessionsTable(template, "dev");
+    const tableId = expectSessionsTable(template);
     expect(functionEnvironment(template)).toEqual({
       PROMETHEUS_URL: "",
       PROMETHEUS_AUTH: "sigv4",
       ALLOWED_WORKSPACES: "",
+      ALLOWED_REGIONS: "us-east-1",
       AMP_ENDPOINT: "",
       PYTHON_COMPAT: "false",
       ALLOWED_ORIGINS: "",
@@ -237,20 +266,22 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       SERVICE_NAME: "prometheus-mcp-lambda",
       METRICS: "on",
       TRACING: "off",
+      JWT_ISSUER: "",
+      JWT_SCOPES: "",
     });
   });
 
   it("defines the sessions table: on demand, key sessionId (S), TTL on expiresAt", () => {
-    expectSessionsTable(template, "dev");
+    expectSessionsTable(template);
   });
 
-  it("routes POST, GET and DELETE /mcp behind AWS_IAM and a public GET /health", () => {
+  it("routes POST, GET and DELETE /mcp behind AWS_IAM; health and the resource metadata are public", () => {
     const byKey = routes(template);
-    expect([...byKey.keys()].sort()).toEqual(["DELETE /mcp", "GET /health", "GET /mcp", "POST /mcp"]);
+    expect([...byKey.keys()].sort()).toEqual(ROUTE_KEYS);
     for (const key of ["POST /mcp", "GET /mcp", "DELETE /mcp"]) {
       expect(byKey.get(key)?.AuthorizationType, key).toBe("AWS_IAM");
     }
-    expect(byKey.get("GET /health")?.AuthorizationType ?? "NONE").toBe("NONE");
+    for (const key of PUBLIC_ROUTES) expect(byKey.get(key)?.AuthorizationType ?? "NONE", key).toBe("NONE");
     expect(resourcesOf(template, "AWS::ApiGatewayV2::Authorizer")).toEqual([]);
   });
 
@@ -273,8 +304,33 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     });
   });
 
-  it("grants the six read-only aps actions (ListWorkspaces alone on *) and item access to the table", () => {
-    expectLeastPrivilege(template, expectSessionsTable(template, "dev"));
+  it("passes cfn-lint with no error", async (context) => {
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    const lint = await cfnLint(dir);
+    expect(lint.errors, lint.output).toEqual([]);
+  }, 120_000);
+
+  it("outputs the full /mcp URL and the sessions table's name; publishes no function versions", () => {
+    expect(template.Outputs.McpUrl?.Value).toEqual({
+      "Fn::Join": [
+        "",
+        [
+          "https://",
+          { Ref: "HttpApi" },
+          ".execute-api.",
+          { Ref: "AWS::Region" },
+          ".",
+          { Ref: "AWS::URLSuffix" },
+          "/mcp",
+        ],
+      ],
+    });
+    expect(template.Outputs.SessionsTableName?.Value).toEqual({ Ref: expectSessionsTable(template) });
+    expect(resourcesOf(template, "AWS::Lambda::Version")).toEqual([]);
+  });
+
+  it("grants the four read-only aps actions the code calls (ListWorkspaces alone on *) and item access to the table", () => {
+    expectLeastPrivilege(template, expectSessionsTable(template));
   });
 
   it("ships a minified ESM handler whose AWS SDK parts are chunks loaded on first use, loadable without a package.json", async () => {
@@ -336,11 +392,12 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
 });
 
 describe("serverless package --param=auth=jwt", () => {
-  it("puts a JWT authorizer on every /mcp route and none on /health", async () => {
+  it("puts a JWT authorizer on every /mcp route, none on /health and the resource metadata, which names the issuer; cfn-lint finds no error", async (context) => {
     const { run, dir } = await packageTo("package-jwt", [
       "auth=jwt",
       "jwtIssuer=https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI",
       "jwtAudience=5r0abc123example",
+      "jwtScopes=openid mcp/tools",
     ]);
     expect(run.code, output(run)).toBe(0);
     const template = await templateIn(dir);
@@ -359,11 +416,18 @@ describe("serverless package --param=auth=jwt", () => {
       expect(byKey.get(key)?.AuthorizationType, key).toBe("JWT");
       expect(byKey.get(key)?.AuthorizerId, key).toBeDefined();
     }
-    expect(byKey.get("GET /health")?.AuthorizationType ?? "NONE").toBe("NONE");
+    for (const key of PUBLIC_ROUTES) expect(byKey.get(key)?.AuthorizationType ?? "NONE", key).toBe("NONE");
+    expect(functionEnvironment(template)).toMatchObject({
+      JWT_ISSUER: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI",
+      JWT_SCOPES: "openid mcp/tools",
+    });
 
-    const tableId = expectSessionsTable(template, "dev");
+    const tableId = expectSessionsTable(template);
     expect(functionEnvironment(template).SESSION_TABLE).toEqual({ Ref: tableId });
     expectLeastPrivilege(template, tableId);
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    const lint = await cfnLint(dir);
+    expect(lint.errors, lint.output).toEqual([]);
   }, 120_000);
 
   it("refuses auth=jwt without an issuer", async () => {
@@ -391,7 +455,7 @@ describe("serverless package with a pinned workspace and an allow-list", () => {
       PROMETHEUS_URL: "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-team-a/",
       ALLOWED_WORKSPACES: "ws-team-c, ws-team-d",
     });
-    const tableId = expectSessionsTable(template, "dev");
+    const tableId = expectSessionsTable(template);
     // The pinned workspace in its URL's region; the listed ones in the stack's.
     expectLeastPrivilege(template, tableId, [
       apsArn("workspace/ws-team-a", "eu-west-1"),
@@ -418,13 +482,130 @@ describe("serverless package with a pinned workspace and an allow-list", () => {
   }, 120_000);
 });
 
+describe("serverless package: deploys that work the first time", () => {
+  it("a 32-character stage in ap-southeast-2: the role is named by CloudFormation, and cfn-lint finds no error and no W1032", async (context) => {
+    const stage = "feature-pr-1234-x-long-stage-nam";
+    expect(stage).toHaveLength(32);
+    const dir = join(service.dir, "package-long-stage");
+    const run = await runSls(["package", "--package", dir, "--stage", stage, "--region", "ap-southeast-2"], {
+      cwd: service.dir,
+    });
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    const role = resourcesOf(template, "AWS::IAM::Role")[0];
+    // The framework's name would be prometheus-mcp-lambda-<stage>-ap-southeast-2-lambdaRole: 81 characters.
+    expect(role?.Properties.RoleName).toEqual({ Ref: "AWS::NoValue" });
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    const lint = await cfnLint(dir);
+    expect(lint.errors, lint.output).toEqual([]);
+    expect(
+      lint.warnings.filter((line) => line.startsWith("W1032")),
+      lint.output,
+    ).toEqual([]);
+  }, 180_000);
+
+  it("AMP_ENDPOINT and DYNAMODB_ENDPOINT in the shell never reach the package (a warning says so); an explicit --param does, with a warning", async () => {
+    const shell = { AMP_ENDPOINT: "http://127.0.0.1:9999", DYNAMODB_ENDPOINT: "http://127.0.0.1:8000" };
+    const fromShell = join(service.dir, "package-local-shell");
+    const ignored = await runSls(["package", "--package", fromShell], { cwd: service.dir, env: shell });
+    expect(ignored.code, output(ignored)).toBe(0);
+    expect(functionEnvironment(await templateIn(fromShell))).toMatchObject({
+      AMP_ENDPOINT: "",
+      DYNAMODB_ENDPOINT: "",
+    });
+    const said = `${ignored.stdout}${ignored.stderr}`;
+    expect(said).toContain("AMP_ENDPOINT is set in this shell (http://127.0.0.1:9999) and ignored");
+    expect(said).toContain("DYNAMODB_ENDPOINT is set in this shell (http://127.0.0.1:8000) and ignored");
+
+    const explicit = join(service.dir, "package-local-param");
+    const given = await runSls(
+      ["package", "--package", explicit, "--param=ampEndpoint=http://10.0.0.5:8080"],
+      {
+        cwd: service.dir,
+        env: shell,
+      },
+    );
+    expect(given.code, output(given)).toBe(0);
+    expect(functionEnvironment(await templateIn(explicit))).toMatchObject({
+      AMP_ENDPOINT: "http://10.0.0.5:8080",
+      DYNAMODB_ENDPOINT: "",
+    });
+    expect(`${given.stdout}${given.stderr}`).toContain(
+      "--param=ampEndpoint puts AMP_ENDPOINT=http://10.0.0.5:8080 into the function",
+    );
+  }, 180_000);
+
+  it("regions: the role may call aps in the stack's region and the listed ones only, and the function enforces that list", async () => {
+    const { run, dir } = await packageTo("package-regions", ["regions=eu-west-1, us-west-2,eu-west-1"]);
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    expect(functionEnvironment(template).ALLOWED_REGIONS).toBe("us-east-1,eu-west-1,us-west-2");
+    expectLeastPrivilege(template, expectSessionsTable(template), undefined, [
+      { Ref: "AWS::Region" },
+      "eu-west-1",
+      "us-west-2",
+    ]);
+
+    const bad = await packageTo("package-bad-regions", ["regions=eu-west-1,mars-1"]);
+    expect(bad.run.code).not.toBe(0);
+    expect(`${bad.run.stdout}${bad.run.stderr}`).toContain('regions: "mars-1" is not an AWS region');
+  }, 180_000);
+});
+
+describe("serverless package --param=frontDoor=functionUrl", () => {
+  it("adds a Function URL with AWS_IAM auth and CORS beside the HTTP API, a 120 s timeout, and the URL's /mcp as an output", async (context) => {
+    const { run, dir } = await packageTo("package-function-url", ["frontDoor=functionUrl"]);
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    const urls = Object.entries(template.Resources).filter(
+      ([, resource]) => resource.Type === "AWS::Lambda::Url",
+    );
+    expect(urls).toHaveLength(1);
+    const [urlId, url] = urls[0] as [string, Resource & { Condition?: string }];
+    expect(url.Properties).toMatchObject({
+      AuthType: "AWS_IAM",
+      TargetFunctionArn: { "Fn::GetAtt": ["McpLambdaFunction", "Arn"] },
+      Cors: {
+        AllowOrigins: ["*"],
+        ExposeHeaders: ["Mcp-Session-Id"],
+        AllowMethods: ["GET", "POST", "DELETE"],
+      },
+    });
+    expect((url.Properties.Cors as { AllowHeaders: string[] }).AllowHeaders).toEqual(
+      expect.arrayContaining(CORS_HEADERS),
+    );
+    expect(template.Outputs.McpFunctionUrl?.Value).toEqual({
+      "Fn::Join": ["", [{ "Fn::GetAtt": [urlId, "FunctionUrl"] }, "mcp"]],
+    });
+    const conditions = (template as unknown as { Conditions: Record<string, unknown> }).Conditions;
+    expect(conditions[url.Condition ?? ""]).toEqual({ "Fn::Equals": ["functionUrl", "functionUrl"] });
+    // The HTTP API stays, with its routes.
+    expect([...routes(template).keys()].sort()).toEqual(ROUTE_KEYS);
+    expect(resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties.Timeout).toBe(120);
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    const lint = await cfnLint(dir);
+    expect(lint.errors, lint.output).toEqual([]);
+  }, 180_000);
+
+  it("without it the URL's condition is false: no Function URL is created, and the timeout stays under the gateway's 30 s", async () => {
+    const { run, dir } = await packageTo("package-no-function-url", ["frontDoor=httpApi"]);
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    const conditions = (template as unknown as { Conditions: Record<string, unknown> }).Conditions;
+    expect(conditions.FunctionUrlOn).toEqual({ "Fn::Equals": ["httpApi", "functionUrl"] });
+    expect(resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties.Timeout).toBe(29);
+    const refused = await packageTo("package-bad-front-door", ["frontDoor=alb"]);
+    expect(refused.run.code).not.toBe(0);
+  }, 180_000);
+});
+
 describe("serverless package --param=sessionStore=…", () => {
   it("memory: SESSION_TABLE only from the shell (the table and its grant stay)", async () => {
     const { run, dir } = await packageTo("package-memory", ["sessionStore=memory"]);
     expect(run.code, output(run)).toBe(0);
     const template = await templateIn(dir);
     expect(functionEnvironment(template).SESSION_TABLE).toBe("");
-    expectLeastPrivilege(template, expectSessionsTable(template, "dev"));
+    expectLeastPrivilege(template, expectSessionsTable(template));
 
     const shell = join(service.dir, "package-memory-shell");
     const withShell = await runSls(
@@ -436,11 +617,12 @@ describe("serverless package --param=sessionStore=…", () => {
     );
     expect(withShell.code, output(withShell)).toBe(0);
     const shellTemplate = await templateIn(shell);
+    // DYNAMODB_ENDPOINT is local-only: package never takes it from the shell.
     expect(functionEnvironment(shellTemplate)).toMatchObject({
       SESSION_TABLE: "local-sessions",
-      DYNAMODB_ENDPOINT: "http://127.0.0.1:8000",
+      DYNAMODB_ENDPOINT: "",
     });
-    expectSessionsTable(shellTemplate, "qa");
+    expectSessionsTable(shellTemplate);
   }, 120_000);
 
   it("refuses an unknown sessionStore value", async () => {

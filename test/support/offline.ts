@@ -22,13 +22,15 @@ const REPOSITORY = new URL("../..", import.meta.url).pathname;
 
 /**
  * Starts the real `serverless offline` (what `npm start` runs, there on port 3000) of the service in
- * `root` on free loopback ports with the given environment, and waits until `GET /health` answers.
+ * `root` on free loopback ports with the given environment (and more arguments, such as `--param=…`),
+ * and waits until `GET /health` answers.
  */
 export async function startOffline(
   env: Record<string, string> = {},
   ports?: OfflinePorts,
   timeoutMs = 90_000,
   root = REPOSITORY,
+  args: readonly string[] = [],
 ): Promise<RunningOffline> {
   const { httpPort, lambdaPort } = ports ?? { httpPort: await freePort(), lambdaPort: await freePort() };
   const child: ChildProcess = spawn(
@@ -42,6 +44,7 @@ export async function startOffline(
       String(httpPort),
       "--lambdaPort",
       String(lambdaPort),
+      ...args,
     ],
     {
       cwd: root,

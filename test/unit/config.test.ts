@@ -7,7 +7,9 @@ describe("configuration", () => {
       prometheusUrl: undefined,
       prometheusAuth: "sigv4",
       allowedWorkspaces: [],
+      allowedRegions: undefined,
       awsRegion: "us-east-1",
+      oauth: undefined,
       ampEndpoint: undefined,
       sessionTable: undefined,
       dynamodbEndpoint: undefined,
@@ -45,6 +47,7 @@ describe("configuration", () => {
       PROMETHEUS_URL: "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1/",
       PROMETHEUS_AUTH: "none",
       ALLOWED_WORKSPACES: " ws-a, ws-b_2 ,,ws-a",
+      ALLOWED_REGIONS: "eu-central-1, us-west-2,,eu-central-1",
       AWS_REGION: "eu-central-1",
       AMP_ENDPOINT: "http://127.0.0.1:9999",
       SESSION_TABLE: "sessions",
@@ -61,6 +64,7 @@ describe("configuration", () => {
     expect(config).toMatchObject({
       prometheusAuth: "none",
       allowedWorkspaces: ["ws-a", "ws-b_2"],
+      allowedRegions: ["eu-central-1", "us-west-2"],
       awsRegion: "eu-central-1",
       sessions: "required",
       sessionTtlSeconds: 60,
@@ -105,6 +109,13 @@ describe("configuration", () => {
     ["LOG_LEVEL", "LOUD"],
     ["ALLOWED_WORKSPACES", "ws-a,team-b"],
     ["ALLOWED_WORKSPACES", "ws-a ws-b"],
+    ["ALLOWED_REGIONS", "us-east-1,Mars"],
+    // Calls that name no region use AWS_REGION (us-east-1 here), so the list must hold it.
+    ["ALLOWED_REGIONS", "eu-west-1"],
+    // The authorizer compares `iss` exactly: Cognito's issuer has no trailing slash.
+    ["JWT_ISSUER", "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbC/"],
+    ["JWT_ISSUER", "cognito"],
+    ["JWT_SCOPES", "mcp/read"],
   ])("a bad %s (%s) fails with one line naming the variable", (name, value) => {
     let error: unknown;
     try {
