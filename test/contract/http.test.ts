@@ -104,7 +104,7 @@ for (const pythonCompat of [false, true]) {
           expect(header(result, "Content-Type")).toBeUndefined();
           expect(header(result, "Access-Control-Allow-Origin")).toBe("http://localhost:6274");
           expect(header(result, "Access-Control-Allow-Headers")).toBe(
-            "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID",
+            "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Amz-Date, X-Amz-Security-Token, X-Amz-Content-Sha256",
           );
           expect(header(result, "Access-Control-Allow-Methods")).toBe("GET, POST, DELETE, OPTIONS");
           expect(header(result, "Access-Control-Max-Age")).toBe("7200");
