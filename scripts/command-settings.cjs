@@ -63,7 +63,52 @@ function localOnly(param, variable) {
   };
 }
 
+/** A TCP port from the environment variable `name`, or undefined when unset; anything else stops the command. */
+function portFrom(name) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    process.stderr.write(
+      `Invalid configuration: ${name}=${JSON.stringify(raw)} (expected a TCP port, 1 to 65535)\n`,
+    );
+    process.exit(1);
+  }
+  return port;
+}
+
+/** A port nothing listens on now, from the system. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = require("node:net").createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let lambdaPort;
+
 module.exports = {
+  /** serverless offline's HTTP port: PORT, else 3000 (`--httpPort` on the command line still wins). */
+  httpPort: () => portFrom("PORT") ?? 3000,
+  /**
+   * serverless offline's second port, the Lambda invoke API: LAMBDA_PORT, else a free one, so two local
+   * servers with different PORTs never collide on it (offline's own default, 3002, would).
+   */
+  lambdaPort: async () => {
+    if (lambdaPort === undefined) {
+      lambdaPort = portFrom("LAMBDA_PORT") ?? (await freePort());
+      if (offline) {
+        process.stderr.write(
+          `serverless offline: Lambda invoke API on 127.0.0.1:${lambdaPort} (LAMBDA_PORT)\n`,
+        );
+      }
+    }
+    return lambdaPort;
+  },
   /** True for the commands that run the function on this machine (invoke local, offline). */
   local,
   outputFileExtension: invokeLocal ? ".js" : ".mjs",

@@ -3,7 +3,7 @@ import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Context } from "aws-lambda";
 import { tools as ampTools } from "../tools/index.js";
-import type { Tool, ToolSettings } from "../tools/types.js";
+import type { Tool } from "../tools/types.js";
 import { Bridge } from "./bridge/bridge.js";
 import { ErrorCode, errorReply, serverFault } from "./bridge/jsonrpc.js";
 import type { Config } from "./config.js";
@@ -30,6 +30,7 @@ import {
   SERVER_VERSION,
   type ServerOptions,
   TOOLS_CAPABILITY,
+  toolSettingsOf,
 } from "./server.js";
 import { DynamoSessionStore } from "./sessions/dynamoStore.js";
 import { SessionManager } from "./sessions/manager.js";
@@ -86,6 +87,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     );
   };
   const writesInfo = logsInfo(logger);
+  const writesDebug = ["TRACE", "DEBUG"].includes(logger.getLevelName());
   const recorder = config.metrics
     ? new MetricsRecorder(config.metricsNamespace, config.serviceName)
     : undefined;
@@ -116,15 +118,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     });
   }
 
-  const settings: ToolSettings = {
-    prometheusUrl: config.prometheusUrl,
-    prometheusAuth: config.prometheusAuth,
-    allowedWorkspaces: config.allowedWorkspaces,
-    allowedRegions: config.allowedRegions,
-    defaultRegion: config.awsRegion,
-    ampEndpoint: config.ampEndpoint,
-    profileSupported: !config.inLambda,
-  };
+  const settings = toolSettingsOf(config, !config.inLambda);
   const serverOptions: ServerOptions = {
     tools: dependencies.tools ?? ampTools,
     settings,
@@ -195,13 +189,15 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
         ? lambda.getRemainingTimeInMillis()
         : DEFAULT_REMAINING_MS;
     const frontDoor = request.answerBy === undefined ? remaining : request.answerBy - Date.now();
+    const invocation = { lambda, correlationId };
     return startRequest({
       timeoutMs: Math.min(remaining, frontDoor) - DEADLINE_MARGIN_MS,
       principal: request.principal,
       replyBytes,
       report,
       trace,
-      invocation: { lambda, correlationId },
+      invocation,
+      debug: writesDebug ? (message, fields) => loggerFor(invocation).debug(message, fields) : undefined,
     });
   }
 
@@ -212,7 +208,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     trace: Trace | undefined,
   ): Promise<HttpResponse> {
     const startedAt = performance.now();
-    const report = recorder === undefined ? undefined : new RequestReport();
+    const report = recorder === undefined && !writesInfo ? undefined : new RequestReport();
     let served: McpRouteResult | undefined;
     let response: HttpResponse;
     const route = routeOf(request.path);
@@ -251,6 +247,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
         ...(served?.era === undefined ? {} : { era: served.era }),
         ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
         ...(served?.client === undefined ? {} : { client: loggedClient(served.client) }),
+        ...toolFields(report),
         ms: elapsedSince(startedAt),
       }),
       () => ({
@@ -270,7 +267,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     trace: Trace | undefined,
   ): Promise<unknown> {
     const startedAt = performance.now();
-    const report = recorder === undefined ? undefined : new RequestReport();
+    const report = recorder === undefined && !writesInfo ? undefined : new RequestReport();
     const started = startRequestIn(
       lambda,
       { principal: undefined, answerBy: undefined },
@@ -296,6 +293,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
           ...summarizeMethods(methodNamesIn(payload)),
           era,
           ...(traceId === undefined ? {} : { trace_id: traceId }),
+          ...toolFields(report),
           ms: elapsedSince(startedAt),
         }),
         () => ({ route: "direct", status, era, ...reported(report) }),
@@ -467,6 +465,33 @@ function sharing(open: () => Promise<Bridge>): () => Promise<Bridge> {
     });
     return shared;
   };
+}
+
+/** Tool calls named on the request line, at most this many (a batch may hold 100). */
+const LOGGED_TOOL_CALLS = 10;
+
+/**
+ * The request line's account of its tool calls: each tool, how it went (`ok`, or the tool error's
+ * kind: `rejected`, `unreachable`, `timeout`…), the result's bytes, the time and attempts spent
+ * upstream; and the replies answered `-32001` at the deadline.
+ */
+function toolFields(report: RequestReport | undefined): Record<string, unknown> {
+  if (report === undefined) return {};
+  const fields: Record<string, unknown> = {};
+  if (report.tools.length > 0) {
+    fields.tools = report.tools.slice(0, LOGGED_TOOL_CALLS).map((call) => ({
+      tool: cut(call.tool, LOGGED_NAME_CHARS),
+      outcome: call.failed ? (call.errorKind ?? "error") : "ok",
+      bytes: call.resultBytes,
+      ...(call.truncated ? { truncated: true } : {}),
+      upstream_ms: Math.round(call.upstreamMs * 100) / 100,
+      attempts: call.upstreamAttempts,
+      ms: Math.round(call.ms * 100) / 100,
+    }));
+    if (report.tools.length > LOGGED_TOOL_CALLS) fields.tool_calls = report.tools.length;
+  }
+  if (report.timeouts > 0) fields.timeouts = report.timeouts;
+  return fields;
 }
 
 /** What a request's layers reported, for its metrics (nothing when metrics are off). */

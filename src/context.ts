@@ -39,7 +39,12 @@ export interface RequestContext {
   readonly trace?: Trace | undefined;
   /** The Lambda invocation the request belongs to, named on the function's log lines about it. */
   readonly invocation?: Invocation | undefined;
+  /** Writes a DEBUG line about this request; undefined unless LOG_LEVEL is DEBUG or TRACE. */
+  readonly debug?: DebugLog | undefined;
 }
+
+/** A DEBUG log line: a message and its fields (never a credential; query text only here). */
+export type DebugLog = (message: string, fields: Record<string, unknown>) => void;
 
 /** The Lambda invocation a request arrived in, and the id its log lines are correlated by. */
 export interface Invocation {
@@ -74,6 +79,7 @@ class Request implements StartedRequest {
     readonly report: Report | undefined,
     readonly trace: Trace | undefined,
     readonly invocation: Invocation | undefined,
+    readonly debug: DebugLog | undefined,
   ) {}
 
   get signal(): AbortSignal {
@@ -105,6 +111,7 @@ export function startRequest(options: {
   report?: Report | undefined;
   trace?: Trace | undefined;
   invocation?: Invocation | undefined;
+  debug?: DebugLog | undefined;
 }): StartedRequest {
   return new Request(
     Date.now() + Math.max(0, options.timeoutMs),
@@ -113,6 +120,7 @@ export function startRequest(options: {
     options.report,
     options.trace,
     options.invocation,
+    options.debug,
   );
 }
 
@@ -140,6 +148,10 @@ class Derived implements RequestContext {
 
   get invocation(): Invocation | undefined {
     return this.request.invocation;
+  }
+
+  get debug(): DebugLog | undefined {
+    return this.request.debug;
   }
 
   get signal(): AbortSignal {
@@ -198,6 +210,10 @@ class Cancellable implements RequestContext {
 
   get invocation(): Invocation | undefined {
     return this.request.invocation;
+  }
+
+  get debug(): DebugLog | undefined {
+    return this.request.debug;
   }
 
   get signal(): AbortSignal {

@@ -1,6 +1,29 @@
+/**
+ * What kind of failure a tool error is, for the request's log line (the message is for the caller):
+ * the caller's arguments, Prometheus or AMP refusing the request, an upstream that cannot be reached or
+ * failed, a deadline, a permission, this deployment's own limits, a cancellation.
+ */
+export type ToolErrorKind =
+  | "invalid_arguments"
+  | "rejected"
+  | "unreachable"
+  | "upstream_failed"
+  | "timeout"
+  | "denied"
+  | "not_allowed"
+  | "cancelled"
+  | "other";
+
 /** A failure whose message is meant for the caller: it names what to do next, never a secret or a stack. */
 export class ToolError extends Error {
   override name = "ToolError";
+
+  constructor(
+    message: string,
+    readonly kind: ToolErrorKind = "other",
+  ) {
+    super(message);
+  }
 }
 
 /** The first line of a message from elsewhere (an SDK error, a credential provider): never a stack. */

@@ -17,8 +17,9 @@ import packageJson from "../package.json" with { type: "json" };
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import { constantResult } from "./bridge/jsonrpc.js";
+import type { Config } from "./config.js";
 import { type Invocation, withCancellation, withMargin, withReport, withTrace } from "./context.js";
-import { describeIssues, ToolError } from "./errors.js";
+import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import type { Upstream } from "./prometheus/upstream.js";
 import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
@@ -54,6 +55,19 @@ export interface ServerOptions {
    * with the invocation of the request that met them.
    */
   onFault: (error: unknown, where: string, invocation: Invocation | undefined) => void;
+}
+
+/** The tools' settings from the function's configuration; `profileSupported`: a local process, not Lambda. */
+export function toolSettingsOf(config: Config, profileSupported: boolean): ToolSettings {
+  return {
+    prometheusUrl: config.prometheusUrl,
+    prometheusAuth: config.prometheusAuth,
+    allowedWorkspaces: config.allowedWorkspaces,
+    allowedRegions: config.allowedRegions,
+    defaultRegion: config.awsRegion,
+    ampEndpoint: config.ampEndpoint,
+    profileSupported,
+  };
 }
 
 /** Builds one MCP server for a bridge; everything that can be shared between servers is built once, here. */
@@ -141,8 +155,9 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
         };
         const startedAt = performance.now();
         let rendered: Partial<Rendered> = {};
+        const failure: Failure = {};
         try {
-          rendered = await callTool(tool, request.params.arguments, call, options);
+          rendered = await callTool(tool, request.params.arguments, call, options, failure);
         } finally {
           // A call that threw (PYTHON_COMPAT's -32603 for a tool failure) failed too.
           const failed = rendered.result === undefined || rendered.result.isError === true;
@@ -150,6 +165,8 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
             tool: tool.name,
             ms: performance.now() - startedAt,
             failed,
+            errorKind: failed ? (failure.kind ?? "fault") : undefined,
+            upstreamMs: toolReport.upstreamMs,
             resultBytes: rendered.textBytes ?? 0,
             truncated: rendered.truncated ?? false,
             upstreamAttempts: toolReport.attempts,
@@ -188,21 +205,34 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string,
   return rest;
 }
 
+/** Why a tool call failed, filled in by callTool before it answers (or throws, under PYTHON_COMPAT). */
+interface Failure {
+  kind?: ToolErrorKind | "fault";
+}
+
 async function callTool(
   tool: Tool,
   args: Record<string, unknown> | undefined,
   call: ToolCall,
   options: ServerOptions,
+  failure: Failure,
 ): Promise<Partial<Rendered> & { result: CallToolResult }> {
   const parsed = tool.inputSchema.safeParse(numbersAsStrings(args ?? {}));
   if (!parsed.success) {
+    failure.kind = "invalid_arguments";
     return failed(tool.name, `Invalid arguments: ${describeIssues(parsed.error.issues)}`, options);
   }
+  // The query and its time range, for DEBUG only: a query can name what the caller looks for.
+  call.context.debug?.("tool called", { tool: tool.name, arguments: parsed.data });
   try {
     const result = await tool.run(parsed.data, call);
     return render(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
   } catch (error) {
-    if (error instanceof ToolError) return failed(tool.name, error.message, options);
+    if (error instanceof ToolError) {
+      failure.kind = error.kind;
+      return failed(tool.name, error.message, options);
+    }
+    failure.kind = "fault";
     options.onFault(error, `tool ${tool.name}`, call.context.invocation);
     return failed(tool.name, "internal error (details are in the function's log)", options);
   }
@@ -228,9 +258,9 @@ function resultBudget(maxResultBytes: number, replyBytes: number): number {
 const FIT_ATTEMPTS = 4;
 
 /**
- * The tool's result as MCP content: its JSON as text, the same object as structuredContent, and for a
- * cut result a second text item that says what was cut and how to get the rest. The text items add up
- * to at most `maxBytes` bytes.
+ * The tool's result as MCP content: its JSON as text, the same object as structuredContent, for a
+ * cut result a second text item that says what was cut and how to get the rest, and for one that
+ * matched nothing a hint (not in the Python layout). The text items add up to at most `maxBytes` bytes.
  */
 export function renderToolResult(
   result: Record<string, unknown> | Fittable,
@@ -261,10 +291,11 @@ function render(
   }
   let budget = maxBytes;
   for (let attempt = 1; ; attempt++) {
-    const fitted = result.fit(attempt > FIT_ATTEMPTS ? 0 : budget);
+    const whole = result.fit(attempt > FIT_ATTEMPTS ? 0 : budget);
+    // The Python layout (PYTHON_COMPAT) is the Python server's, which gave no hints.
+    const fitted = indent === undefined ? whole : { ...whole, hint: undefined };
     const text = JSON.stringify(fitted.value, null, indent);
-    const bytes =
-      Buffer.byteLength(text, "utf8") + (fitted.note ? Buffer.byteLength(fitted.note, "utf8") : 0);
+    const bytes = Buffer.byteLength(text, "utf8") + utf8Bytes(fitted.note) + utf8Bytes(fitted.hint);
     if (bytes <= maxBytes || attempt > FIT_ATTEMPTS) {
       if (bytes > maxBytes) {
         throw new ToolError(
@@ -278,9 +309,14 @@ function render(
   }
 }
 
+function utf8Bytes(text: string | undefined): number {
+  return text ? Buffer.byteLength(text, "utf8") : 0;
+}
+
 function rendered(fitted: Fitted, text: string, textBytes: number): Rendered {
   const content: CallToolResult["content"] = [{ type: "text", text }];
   if (fitted.note) content.push({ type: "text", text: fitted.note });
+  if (fitted.hint) content.push({ type: "text", text: fitted.hint });
   // The reply carries the text escaped (at most twice its bytes) and the structured copy (at most its bytes again).
   return {
     result: { content, structuredContent: fitted.value },

@@ -11,6 +11,11 @@ export function usableProfile(profile: string | null | undefined, call: ToolCall
   return profile;
 }
 
+/** The call's one reading of the clock, in whole epoch milliseconds. */
+export function readClock(call: ToolCall): number {
+  return Math.floor((call.clock ?? Date.now)());
+}
+
 export function readOnly(title: string): ToolAnnotations {
   return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 }

@@ -1,7 +1,8 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
-import { getFromWorkspace, readOnly } from "./common.js";
+import { getFromWorkspace, readClock, readOnly } from "./common.js";
 import { profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
+import { resolveTime } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool } from "./types.js";
 
@@ -15,10 +16,11 @@ export const ExecuteQuery = defineTool({
   outputSchema: queryResult,
   annotations: readOnly("Run an instant PromQL query"),
   async run(args, call) {
+    const time = args.time == null ? undefined : resolveTime("time", args.time, readClock(call));
     const result = await getFromWorkspace(
       args,
       call,
-      { path: "/query", params: { query: args.query, time: args.time ?? undefined } },
+      { path: "/query", params: { query: args.query, time } },
       () => new QueryResultCollector({ maxBytes: call.maxResultBytes, limit: args.limit ?? undefined }, args),
     );
     expectShape(queryData, result.data, "query result");

@@ -1,7 +1,8 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
-import { getFromWorkspace, readOnly } from "./common.js";
+import { getFromWorkspace, readClock, readOnly } from "./common.js";
 import { end, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
+import { resolveTime } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool } from "./types.js";
 
@@ -24,13 +25,14 @@ export const ExecuteRangeQuery = defineTool({
   outputSchema: queryResult,
   annotations: readOnly("Run a PromQL range query"),
   async run(args, call) {
+    // One reading for both bounds: start=now-1h, end=now spans exactly an hour.
+    const now = readClock(call);
+    const start = resolveTime("start", args.start, now);
+    const end = resolveTime("end", args.end, now);
     const result = await getFromWorkspace(
       args,
       call,
-      {
-        path: "/query_range",
-        params: { query: args.query, start: args.start, end: args.end, step: args.step },
-      },
+      { path: "/query_range", params: { query: args.query, start, end, step: args.step } },
       () => new QueryResultCollector({ maxBytes: call.maxResultBytes, limit: args.limit ?? undefined }, args),
     );
     expectShape(queryData, result.data, "query result");

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { resolveRegion } from "../src/prometheus/workspaces.js";
-import { readOnly, usableProfile } from "./common.js";
+import { readClock, readOnly, usableProfile } from "./common.js";
 import { profile, region, workspaceId } from "./params.js";
 import { defineTool } from "./types.js";
 
@@ -8,7 +8,7 @@ export const GetServerInfo = defineTool({
   name: "GetServerInfo",
   description:
     "Show which Prometheus URL, AWS region and profile the other tools would use (for a workspace_id, its resolved URL). " +
-    "Use it to check the configuration; it runs no query.",
+    "Use it to check the configuration, the server's clock and the result size limit; it runs no query.",
   inputSchema: z.object({ workspace_id: workspaceId, region, profile }),
   outputSchema: z.object({
     prometheus_url: z
@@ -18,9 +18,22 @@ export const GetServerInfo = defineTool({
     aws_region: z.string(),
     aws_profile: z.string().describe('AWS profile, "default" when none'),
     service_name: z.literal("aps"),
+    auth_mode: z
+      .enum(["sigv4", "none"])
+      .describe("How Prometheus calls are signed: sigv4 (AWS SigV4, for AMP) or none (a plain Prometheus)"),
+    server_time: z
+      .string()
+      .describe("The server's clock at this call, ISO 8601 UTC: what now means in time, start and end"),
+    result_budget_bytes: z
+      .number()
+      .int()
+      .describe(
+        "The most bytes of text one tool result gives (MAX_RESULT_BYTES, less when a batch shares the response); larger results are cut",
+      ),
   }),
   annotations: readOnly("Show Prometheus connection settings"),
   async run(args, call) {
+    const calledAt = readClock(call);
     const chosenProfile = usableProfile(args.profile, call);
     const target = await call.upstream.workspaces.find(
       { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
@@ -31,6 +44,9 @@ export const GetServerInfo = defineTool({
       aws_region: target?.region ?? resolveRegion(args.region, call.settings),
       aws_profile: chosenProfile ?? "default",
       service_name: "aps" as const,
+      auth_mode: call.settings.prometheusAuth,
+      server_time: new Date(calledAt).toISOString(),
+      result_budget_bytes: call.maxResultBytes,
     };
   },
 });

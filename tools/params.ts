@@ -1,12 +1,12 @@
 import * as z from "zod";
 import { hasLoneSurrogate } from "../src/json.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
+import { durationMs, parseRelativeTime } from "./relativeTime.js";
 
 /** Shared parameter schemas. Optional ones accept an explicit null (rendered as `anyOf: [string, null]`). */
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
 const UNIX_SECONDS = /^\d+(\.\d+)?$/;
-const DURATION = /^(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/;
 const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]+$/;
 
 const MAX_QUERY_LENGTH = 20_000;
@@ -42,15 +42,26 @@ function isTimestamp(value: string): boolean {
 /** A positive Prometheus duration (`15s`, `1m`, `1h30m`, `1d`, `500ms`) or a positive number of seconds. */
 function isStep(value: string): boolean {
   if (UNIX_SECONDS.test(value)) return Number(value) > 0;
-  return value !== "" && DURATION.test(value) && /[1-9]/.test(value);
+  const ms = durationMs(value);
+  // Too long to count in milliseconds is still a duration: such steps were always passed on.
+  return ms === "too long" || (typeof ms === "number" && ms > 0);
 }
 
+/** Why `value` is not a time argument (RFC 3339, Unix seconds, `now`, `now-<duration>`), or undefined when it is one. */
+function timeProblem(name: string, value: string): string | undefined {
+  const relative = parseRelativeTime(name, value);
+  if (relative !== undefined) return "problem" in relative ? relative.problem : undefined;
+  if (isTimestamp(value)) return undefined;
+  return `${name} must be an RFC 3339 timestamp (e.g. 2023-11-14T22:13:20Z), Unix seconds (e.g. 1700000000 or 1700000000.5), now, or now-<duration> (e.g. now-5m, now-1h30m, now-2d)`;
+}
+
+/** A time argument; `now` and `now-<duration>` are resolved by the tool, against one clock reading per call. */
 const timestamp = (name: string) =>
   z
     .string()
     .max(64, { error: `${name} is too long` })
-    .refine(isTimestamp, {
-      error: `${name} must be an RFC 3339 timestamp (e.g. 2023-11-14T22:13:20Z) or Unix seconds (e.g. 1700000000 or 1700000000.5)`,
+    .refine((value) => timeProblem(name, value) === undefined, {
+      error: (issue) => timeProblem(name, String(issue.input)),
     });
 
 export const workspaceId = z
@@ -97,10 +108,16 @@ export const query = z
 export const time = timestamp("time")
   .nullable()
   .optional()
-  .describe("Evaluation time: RFC 3339 or Unix seconds. Defaults to now.");
+  .describe(
+    "Evaluation time: RFC 3339, Unix seconds, now, or now-<duration> (e.g. now-5m). Defaults to now.",
+  );
 
-export const start = timestamp("start").describe("Start of the range: RFC 3339 or Unix seconds.");
-export const end = timestamp("end").describe("End of the range (inclusive): RFC 3339 or Unix seconds.");
+export const start = timestamp("start").describe(
+  "Start of the range: RFC 3339, Unix seconds, or now-<duration> (e.g. now-1h, now-1h30m, now-2d).",
+);
+export const end = timestamp("end").describe(
+  "End of the range (inclusive): RFC 3339, Unix seconds, now, or now-<duration>. start and end share one now.",
+);
 
 export const step = z
   .string()

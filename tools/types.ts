@@ -24,6 +24,11 @@ export interface ToolCall {
    * call shares the response with others. A tool reading more keeps only what can be returned.
    */
   maxResultBytes: number;
+  /**
+   * Epoch milliseconds now: what `now` means in this call's time arguments (read once per call).
+   * Date.now when unset; tests set a fixed one.
+   */
+  clock?: () => number;
 }
 
 export interface ToolAnnotations {

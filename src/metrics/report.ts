@@ -1,10 +1,14 @@
-/** How one tool call went, for the metrics. */
+/** How one tool call went, for the metrics and the request's log line. */
 export interface ToolOutcome {
   tool: string;
   /** Wall time of the call, in milliseconds. */
   ms: number;
   /** The call failed (a tool error, `isError`), whatever the cause. */
   failed: boolean;
+  /** Why it failed: the tool error's kind, or `fault` for a failure of the server itself. */
+  errorKind?: string | undefined;
+  /** Milliseconds spent waiting on upstream calls (Prometheus, AMP), attempts and retries included. */
+  upstreamMs: number;
   /** Bytes of text the result gave the model. */
   resultBytes: number;
   /** The result was cut to fit (`truncated`). */
@@ -23,8 +27,11 @@ export interface Report {
   timedOut(): void;
   /** A request was answered as a fault of the server (`-32603 Internal error`). */
   faulted(): void;
-  /** `count` HTTP attempts were made upstream (an AWS SDK call says how many it made, retries included). */
-  upstreamAttempts(count: number): void;
+  /**
+   * `count` HTTP attempts were made upstream (an AWS SDK call says how many it made, retries included),
+   * taking `ms` milliseconds.
+   */
+  upstreamAttempts(count: number, ms: number): void;
   toolCalled(outcome: ToolOutcome): void;
 }
 
@@ -48,7 +55,7 @@ export class RequestReport implements Report {
   }
 
   /** Upstream calls are made by tool calls only, which count their own (ToolReport). */
-  upstreamAttempts(_count: number): void {}
+  upstreamAttempts(_count: number, _ms: number): void {}
 
   toolCalled(outcome: ToolOutcome): void {
     this.tools.push(outcome);
@@ -58,6 +65,7 @@ export class RequestReport implements Report {
 /** The report of one tool call inside a request: counts its own upstream attempts, passes the rest on. */
 export class ToolReport implements Report {
   attempts = 0;
+  upstreamMs = 0;
 
   constructor(private readonly request: Report) {}
 
@@ -73,8 +81,9 @@ export class ToolReport implements Report {
     this.request.faulted();
   }
 
-  upstreamAttempts(count: number): void {
+  upstreamAttempts(count: number, ms: number): void {
     this.attempts += count;
+    this.upstreamMs += ms;
   }
 
   toolCalled(outcome: ToolOutcome): void {

@@ -50,6 +50,7 @@ export class WorkspaceAccess {
       this.configuredId === undefined ? "" : ` Omit workspace_id to use the configured ${this.configuredId}.`;
     throw new ToolError(
       `Workspace ${workspaceId} is not one this deployment may read: it is limited to ${this.list()}.${omit} To read others, the deployer must add them to ALLOWED_WORKSPACES (the allowedWorkspaces parameter).`,
+      "not_allowed",
     );
   }
 

@@ -35,9 +35,12 @@ export function ampError(error: unknown, context: AmpErrorContext): ToolError {
   if (context.timedOutAfterMs !== undefined) {
     return new ToolError(
       `Amazon Managed Prometheus (${operation}) did not answer within ${context.timedOutAfterMs} ms.`,
+      "timeout",
     );
   }
-  if (context.cancelled) return new ToolError(`The ${operation} request was cancelled before AMP answered.`);
+  if (context.cancelled) {
+    return new ToolError(`The ${operation} request was cancelled before AMP answered.`, "cancelled");
+  }
   if (name === "ResourceNotFoundException") {
     const what = context.workspaceId ? `Workspace ${context.workspaceId}` : "The resource";
     return new AmpNotFoundError(
@@ -47,11 +50,13 @@ export function ampError(error: unknown, context: AmpErrorContext): ToolError {
   if (name === "AccessDeniedException" || name === "AccessDenied") {
     return new ToolError(
       `Access denied for ${operation} in ${region}: the Lambda execution role (or local credentials) lacks the aps:${operation} permission. AMP said: ${message}`,
+      "denied",
     );
   }
   if (SIGNATURE_ERRORS.has(name)) {
     return new ToolError(
       `AWS rejected the credentials or request signature for ${operation} (${name}): ${message}`,
+      "denied",
     );
   }
   if (name === "CredentialsProviderError") {
@@ -60,15 +65,23 @@ export function ampError(error: unknown, context: AmpErrorContext): ToolError {
     );
   }
   if (name === "ThrottlingException" || name === "ServiceQuotaExceededException") {
-    return new ToolError(`AMP throttled ${operation} in ${region}; try again shortly. AMP said: ${message}`);
+    return new ToolError(
+      `AMP throttled ${operation} in ${region}; try again shortly. AMP said: ${message}`,
+      "upstream_failed",
+    );
   }
-  if (name === "ValidationException") return new ToolError(`AMP rejected ${operation}: ${message}`);
+  if (name === "ValidationException")
+    return new ToolError(`AMP rejected ${operation}: ${message}`, "rejected");
 
   const code = networkCode(error);
   if (code)
-    return new ToolError(`Could not reach the AMP control plane for ${operation} in ${region}: ${code}.`);
+    return new ToolError(
+      `Could not reach the AMP control plane for ${operation} in ${region}: ${code}.`,
+      "unreachable",
+    );
   return new ToolError(
     `AMP ${operation} failed in ${region}${name && name !== "Error" ? ` (${name})` : ""}: ${message}`,
+    "upstream_failed",
   );
 }
 

@@ -150,6 +150,7 @@ export class ControlPlane {
   ): Promise<T> {
     const where = { operation, region: options.region, ...(workspaceId ? { workspaceId } : {}) };
     const { timeoutMs, signal, end } = step(context, CALL_TIMEOUT_MS);
+    const startedAt = performance.now();
     try {
       if (timeoutMs <= 0) throw ampError(undefined, { ...where, timedOutAfterMs: 0 });
       return await call(await this.clientFor(options), signal);
@@ -160,6 +161,8 @@ export class ControlPlane {
       throw ampError(error, where);
     } finally {
       end();
+      // The time; the attempts are counted from what the SDK says it made (reportAttempts).
+      context.report?.upstreamAttempts(0, performance.now() - startedAt);
     }
   }
 }
@@ -167,5 +170,5 @@ export class ControlPlane {
 /** The HTTP attempts one AWS SDK call made, retries included, as its response or error says (else 1). */
 function reportAttempts(context: RequestContext, metadata: { attempts?: number } | undefined): void {
   const attempts = metadata?.attempts;
-  context.report?.upstreamAttempts(typeof attempts === "number" && attempts > 0 ? attempts : 1);
+  context.report?.upstreamAttempts(typeof attempts === "number" && attempts > 0 ? attempts : 1, 0);
 }

@@ -9,7 +9,7 @@ import { Memo } from "./memo.js";
 import { buildQueryString } from "./queryString.js";
 import type { Regions } from "./regions.js";
 import { isRetryableStatus, PROMETHEUS_BACKOFF } from "./retry.js";
-import { redactCredentials, splitCredentials } from "./urls.js";
+import { redactCredentials, splitCredentials, withoutCredentials } from "./urls.js";
 
 /** One call of the Prometheus HTTP API. */
 export interface DataPlaneCall {
@@ -49,7 +49,14 @@ export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 type Fetch = typeof fetch;
 
 /** An outcome worth another attempt, with the error to report if no attempt is left. */
-class Retryable extends Error {}
+class Retryable extends Error {
+  constructor(
+    message: string,
+    readonly kind: "unreachable" | "upstream_failed" | "timeout",
+  ) {
+    super(message);
+  }
+}
 
 /** Prometheus refused the request as such: retrying it unchanged cannot help. */
 class Rejected extends ToolError {
@@ -58,7 +65,7 @@ class Rejected extends ToolError {
     readonly status: number,
     readonly detail: string,
   ) {
-    super(message);
+    super(message, "rejected");
   }
 }
 
@@ -173,7 +180,6 @@ export class DataPlane {
     const fetcher = await this.fetcherFor(call);
 
     for (let attempt = 0; ; attempt++) {
-      call.context.report?.upstreamAttempts(1);
       tally?.attempted();
       try {
         return await attemptOnce(
@@ -189,7 +195,10 @@ export class DataPlane {
         const delay = backoffDelay(attempt, PROMETHEUS_BACKOFF);
         if (attempt + 1 >= maxAttempts || timeLeft(call.context) <= delay) {
           const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-          throw new ToolError(attempt > 0 ? `${sentence} Gave up after ${attempt + 1} attempts.` : sentence);
+          throw new ToolError(
+            attempt > 0 ? `${sentence} Gave up after ${attempt + 1} attempts.` : sentence,
+            error.kind,
+          );
         }
         try {
           await sleep(delay, undefined, { signal: call.context.signal });
@@ -244,9 +253,10 @@ async function attemptOnce<T>(
   tally: Tally | undefined,
 ): Promise<T> {
   const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+  const startedAt = performance.now();
   try {
     if (timeoutMs <= 0)
-      throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`);
+      throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`, "timeout");
     try {
       const headers: Record<string, string> = { accept: "application/json" };
       if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
@@ -255,6 +265,11 @@ async function attemptOnce<T>(
       // on to fetch with the signed request.
       const response = await fetcher(url, { method: "GET", headers, signal, redirect: "manual" });
       tally?.answered(response.status);
+      call.context.debug?.("Prometheus answered", {
+        url: withoutCredentials(url),
+        status: response.status,
+        ms: Math.round((performance.now() - startedAt) * 100) / 100,
+      });
       if (isRedirect(response)) {
         await response.body?.cancel().catch(() => undefined);
         throw redirected(response, url, where);
@@ -267,14 +282,20 @@ async function attemptOnce<T>(
       return read.ok ? read.value : interpretFailure(response.status, read.body, where);
     } catch (error) {
       if (error instanceof ToolError || error instanceof Retryable) throw error;
+      call.context.debug?.("Prometheus attempt failed", {
+        url: withoutCredentials(url),
+        error: abortedByDeadline(signal) ? "timeout" : signal.aborted ? "cancelled" : networkCause(error),
+        ms: Math.round((performance.now() - startedAt) * 100) / 100,
+      });
       if (abortedByDeadline(signal)) {
-        throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`);
+        throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`, "timeout");
       }
       if (signal.aborted) throw cancelled(where);
-      throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`);
+      throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`, "unreachable");
     }
   } finally {
     end();
+    call.context.report?.upstreamAttempts(1, performance.now() - startedAt);
   }
 }
 
@@ -293,10 +314,14 @@ function interpretFailure(status: number, body: string, where: string): never {
   if (status === 403) {
     throw new ToolError(
       `Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected${detail ? `: ${detail}` : "."}`,
+      "denied",
     );
   }
   if (isRetryableStatus(status))
-    throw new Retryable(`Prometheus failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`);
+    throw new Retryable(
+      `Prometheus failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`,
+      "upstream_failed",
+    );
   if (typeof envelope?.errorType === "string") {
     throw new Rejected(`Prometheus rejected the query (HTTP ${status}) ${detail}`, status, detail);
   }
@@ -383,7 +408,7 @@ function rawNetworkCause(error: unknown): string {
 }
 
 function cancelled(where: string): ToolError {
-  return new ToolError(`The request to Prometheus (${where}) was cancelled before it answered.`);
+  return new ToolError(`The request to Prometheus (${where}) was cancelled before it answered.`, "cancelled");
 }
 
 /** Host and path for messages: never the query (long) nor userinfo (secret). */

@@ -110,6 +110,7 @@ export class Regions {
     if (this.known.has(region)) return region;
     throw new ToolError(
       `Unknown AWS region "${region}": this function runs in the ${this.partition} partition, whose regions include ${this.suggestions(region).join(", ")}. Pass one of them, or omit region to use ${this.functionRegion}.`,
+      "invalid_arguments",
     );
   }
 

@@ -68,6 +68,7 @@ export function resolveRegion(region: string | null | undefined, settings: Targe
     throw new ToolError(
       `Region "${chosen}" is not enabled for this deployment, which may use ${allowed.join(", ")} ` +
         `(its \`regions\` parameter). Omit region to use ${settings.defaultRegion}, or ask whoever deploys it to add ${chosen}.`,
+      "not_allowed",
     );
   }
   return chosen;

@@ -21,6 +21,11 @@ export interface Fitted {
   value: Record<string, unknown>;
   /** Plain words for the model: what was cut, the totals, and how to ask for the rest. */
   note?: string | undefined;
+  /**
+   * Plain words for the model about a whole result that may not be what it wanted (one that matched
+   * nothing): what to check. Never with a note; given only if it fits in the size asked for.
+   */
+  hint?: string | undefined;
 }
 
 export function isFittable(result: unknown): result is Fittable {

@@ -34,6 +34,13 @@ const QUOTABLE_QUERY_CHARS = 200;
 
 export const SERIES_ORDER = "highest value first; a range's series ranked by its peak";
 
+/** What an instant query that matched nothing tells the model to check (Prometheus looks back 5 minutes by default). */
+export const EMPTY_INSTANT_HINT =
+  "No series matched: check the metric name with ListMetrics and the label matchers; an instant query sees only series with a sample in the 5 minutes before its time, so for older data pass an earlier time or use ExecuteRangeQuery.";
+/** What a range query that matched nothing tells the model to check. */
+export const EMPTY_RANGE_HINT =
+  "No series matched: check the metric name with ListMetrics and the label matchers, or widen the time range (an earlier start).";
+
 /**
  * Receives a query answer's `data.result` elements as they stream in and keeps the best-ranked ones
  * that fit; `finish` gives the result, cut to a size on demand.
@@ -86,7 +93,10 @@ export class QueryResult implements Fittable {
     const limit = this.options.limit;
     const overLimit = limit !== undefined && offered > limit;
     if (complete && !overLimit && prefixThatFits(kept, room) === kept.length) {
-      return { value: { ...data, result: kept.map((entry) => entry.value) } };
+      const value = { ...data, result: kept.map((entry) => entry.value) };
+      if (offered > 0) return { value };
+      const hint = this.hints.step === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT;
+      return jsonBytes(value) + Buffer.byteLength(hint, "utf8") <= maxBytes ? { value, hint } : { value };
     }
     // Kept elements come in Prometheus's order when none was dropped: a cut takes the best-ranked first.
     const best = complete ? byRank(kept) : kept;

@@ -105,6 +105,7 @@ export class SessionManager {
       await bridge.close();
       throw error;
     }
+    context.debug?.("session created", { session_id_prefix: record.sessionId.slice(0, 8) });
     this.remember(record, bridge);
     return { reply, sessionId: record.sessionId };
   }
@@ -128,8 +129,10 @@ export class SessionManager {
       return undefined;
     }
     let session = this.current(id, record);
+    context.debug?.("session loaded", { session_id_prefix: id.slice(0, 8), warm: session !== undefined });
     if (!session) {
       const rebuilt = await this.rehydrate(record, context);
+      context.debug?.("session rehydrated", { session_id_prefix: id.slice(0, 8) });
       // A concurrent request may have rebuilt it meanwhile: keep that one, whose bridge may be in use.
       session = this.current(id, record);
       if (session) await rebuilt.close();
@@ -153,6 +156,7 @@ export class SessionManager {
     let written: { version: number; reapplied: boolean } | undefined;
     try {
       written = await this.change(warm.id, warm.version, changes, true, context);
+      context.debug?.("session written", { session_id_prefix: warm.id.slice(0, 8), log_level: level });
     } catch (error) {
       this.forgetServer(warm);
       throw error;

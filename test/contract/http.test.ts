@@ -586,6 +586,9 @@ describe("in Lambda or not", () => {
       aws_region: "us-east-1",
       aws_profile: "dev",
       service_name: "aps",
+      auth_mode: "sigv4",
+      server_time: expect.any(String),
+      result_budget_bytes: 100_000,
     });
   });
 });

@@ -270,6 +270,7 @@ describe("the EMF documents are the ones Powertools Metrics builds", () => {
           tool: "ListMetrics",
           ms: 12.5,
           failed: false,
+          upstreamMs: 9.25,
           resultBytes: 300,
           truncated: true,
           upstreamAttempts: 2,

@@ -138,6 +138,9 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
       aws_region: REGION,
       aws_profile: "default",
       service_name: "aps",
+      auth_mode: "sigv4",
+      server_time: expect.any(String),
+      result_budget_bytes: 100_000,
     });
     const workspaces = await call("GetAvailableWorkspaces", {});
     expect(workspaces.structuredContent).toMatchObject({

@@ -230,12 +230,18 @@ describe.skipIf(!prometheusAvailable())(
           aws_region: REGION,
           aws_profile: "default",
           service_name: "aps",
+          auth_mode: "sigv4",
+          server_time: expect.any(String),
+          result_budget_bytes: 100_000,
         });
         expect(Object.keys(info as object)).toEqual([
           "prometheus_url",
           "aws_region",
           "aws_profile",
           "service_name",
+          "auth_mode",
+          "server_time",
+          "result_budget_bytes",
         ]);
         expect(proxy.requests).toHaveLength(0);
       });
@@ -276,6 +282,9 @@ describe.skipIf(!prometheusAvailable())(
           aws_region: "eu-west-1",
           aws_profile: "default",
           service_name: "aps",
+          auth_mode: "sigv4",
+          server_time: expect.any(String),
+          result_budget_bytes: 100_000,
         });
       });
     });

@@ -84,13 +84,13 @@ describe("input validation", () => {
     "1e9",
   ])("rejects the time %j with a readable message", (time) => {
     expect(validationErrors(ExecuteQuery, { query: "up", time })).toEqual([
-      "time: time must be an RFC 3339 timestamp (e.g. 2023-11-14T22:13:20Z) or Unix seconds (e.g. 1700000000 or 1700000000.5)",
+      "time: time must be an RFC 3339 timestamp (e.g. 2023-11-14T22:13:20Z), Unix seconds (e.g. 1700000000 or 1700000000.5), now, or now-<duration> (e.g. now-5m, now-1h30m, now-2d)",
     ]);
   });
 
   it("rejects bad range bounds naming the parameter", () => {
     expect(
-      validationErrors(ExecuteRangeQuery, { ...RANGE, start: "now-1h", end: "soon" }).map(
+      validationErrors(ExecuteRangeQuery, { ...RANGE, start: "now+1h", end: "soon" }).map(
         (m) => m.split(":")[0],
       ),
     ).toEqual(["start", "end"]);
@@ -194,6 +194,9 @@ describe("tool behaviour without any server", () => {
       aws_region: "us-east-1",
       aws_profile: "dev",
       service_name: "aps",
+      auth_mode: "sigv4",
+      server_time: expect.any(String),
+      result_budget_bytes: 100_000,
     });
   });
 
