@@ -478,7 +478,10 @@ describe("serverless package with a pinned workspace and an allow-list", () => {
   it("refuses an allow-list entry that is not a workspace id", async () => {
     const { run } = await packageTo("package-bad-allow-list", ["allowedWorkspaces=ws-team-a,team b"]);
     expect(run.code).not.toBe(0);
-    expect(`${run.stdout}${run.stderr}`).toContain('"team b" is not an AMP workspace id');
+    // The app's own check (scripts/check-settings.cjs) stops it first, with the app's one line.
+    expect(`${run.stdout}${run.stderr}`).toContain(
+      'Invalid configuration: ALLOWED_WORKSPACES="ws-team-a,team b" (expected a comma-separated list of AMP workspace ids',
+    );
   }, 120_000);
 });
 
