@@ -15,7 +15,6 @@ import { isPlainObject } from "./json.js";
 import { MetricsRecorder, type RequestSummary } from "./metrics/emf.js";
 import { RequestReport } from "./metrics/report.js";
 import { RequestLine } from "./metrics/requestLine.js";
-import { createUpstream } from "./prometheus/upstream.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
@@ -28,9 +27,8 @@ import {
   mcpServerFactory,
   SERVER_NAME,
   SERVER_VERSION,
-  type ServerOptions,
+  serverOptionsOf,
   TOOLS_CAPABILITY,
-  toolSettingsOf,
 } from "./server.js";
 import { DynamoSessionStore } from "./sessions/dynamoStore.js";
 import { SessionManager } from "./sessions/manager.js";
@@ -118,16 +116,12 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     });
   }
 
-  const settings = toolSettingsOf(config, !config.inLambda);
-  const serverOptions: ServerOptions = {
-    tools: dependencies.tools ?? ampTools,
-    settings,
-    upstream: createUpstream(settings),
-    toolFailuresAsErrors: config.pythonCompat,
-    pythonLayout: config.pythonCompat,
-    maxResultBytes: config.maxResultBytes,
-    onFault: reportFault,
-  };
+  const serverOptions = serverOptionsOf(
+    config,
+    dependencies.tools ?? ampTools,
+    !config.inLambda,
+    reportFault,
+  );
   const bridgeTo = (makeServer: McpServerFactory) => (): Promise<Bridge> =>
     Bridge.open((forwarded) => {
       const server = makeServer(forwarded);

@@ -21,7 +21,7 @@ import type { Config } from "./config.js";
 import { type Invocation, withCancellation, withMargin, withReport, withTrace } from "./context.js";
 import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
-import type { Upstream } from "./prometheus/upstream.js";
+import { createUpstream, type Upstream } from "./prometheus/upstream.js";
 import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
 
 export const SERVER_NAME = "prometheus-mcp-lambda";
@@ -57,9 +57,17 @@ export interface ServerOptions {
   onFault: (error: unknown, where: string, invocation: Invocation | undefined) => void;
 }
 
-/** The tools' settings from the function's configuration; `profileSupported`: a local process, not Lambda. */
-export function toolSettingsOf(config: Config, profileSupported: boolean): ToolSettings {
-  return {
+/**
+ * The options of the MCP servers serving `tools` under `config`; `profileSupported`: a local process
+ * (credentials files exist), not a deployed Lambda.
+ */
+export function serverOptionsOf(
+  config: Config,
+  tools: readonly Tool[],
+  profileSupported: boolean,
+  onFault: ServerOptions["onFault"],
+): ServerOptions {
+  const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
     prometheusAuth: config.prometheusAuth,
     allowedWorkspaces: config.allowedWorkspaces,
@@ -67,6 +75,15 @@ export function toolSettingsOf(config: Config, profileSupported: boolean): ToolS
     defaultRegion: config.awsRegion,
     ampEndpoint: config.ampEndpoint,
     profileSupported,
+  };
+  return {
+    tools,
+    settings,
+    upstream: createUpstream(settings),
+    toolFailuresAsErrors: config.pythonCompat,
+    pythonLayout: config.pythonCompat,
+    maxResultBytes: config.maxResultBytes,
+    onFault,
   };
 }
 

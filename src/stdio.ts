@@ -4,9 +4,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { tools } from "../tools/index.js";
 import { type Config, ConfigError, configFromEnvironment } from "./config.js";
 import type { Invocation } from "./context.js";
-import { createUpstream } from "./prometheus/upstream.js";
 import { redactCredentials } from "./prometheus/urls.js";
-import { mcpServerFactory, SERVER_VERSION, toolSettingsOf } from "./server.js";
+import { mcpServerFactory, SERVER_VERSION, serverOptionsOf } from "./server.js";
 import { StdioRequests, trackRequests } from "./stdioRequests.js";
 
 /**
@@ -55,16 +54,7 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
     );
   };
 
-  const settings = toolSettingsOf(config, true);
-  const makeServer = mcpServerFactory({
-    tools,
-    settings,
-    upstream: createUpstream(settings),
-    toolFailuresAsErrors: config.pythonCompat,
-    pythonLayout: config.pythonCompat,
-    maxResultBytes: config.maxResultBytes,
-    onFault: reportFault,
-  });
+  const makeServer = mcpServerFactory(serverOptionsOf(config, tools, true, reportFault));
   const requests = new StdioRequests(STDIO_REQUEST_TIMEOUT_MS, (finished) => {
     logger.setCorrelationId(`rpc-${String(finished.id)}`);
     logger.debug("request", { method: finished.method, outcome: finished.outcome, ms: finished.ms });

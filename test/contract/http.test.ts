@@ -593,6 +593,16 @@ describe("in Lambda or not", () => {
   });
 });
 
+/** A tool that never answers, whatever its deadline. */
+const STUCK = defineTool({
+  name: "Stuck",
+  description: "ignores its deadline",
+  annotations: {},
+  inputSchema: z.object({}),
+  outputSchema: z.object({}),
+  run: () => new Promise<Record<string, never>>(() => undefined),
+});
+
 describe("faults", () => {
   it("a server fault is 500 -32603 Internal error, without detail; the detail goes to the log", async () => {
     const broken = {
@@ -645,15 +655,7 @@ describe("faults", () => {
   });
 
   it("API Gateway's own limit (30 s HTTP API, 29 s REST, from its request time) bounds the deadline; a Function URL's does not", async () => {
-    const stuck = defineTool({
-      name: "Stuck",
-      description: "ignores its deadline",
-      annotations: {},
-      inputSchema: z.object({}),
-      outputSchema: z.object({}),
-      run: () => new Promise<Record<string, never>>(() => undefined),
-    });
-    const handler = makeHandler({}, { tools: [stuck] });
+    const handler = makeHandler({}, { tools: [STUCK] });
     /** How long the handler took to answer -32001, the Lambda having `remainingMs` left. */
     const timeToTimeout = async (format: EventFormat, receivedAgoMs: number, remainingMs: number) => {
       const event = httpEvent(format, {
@@ -680,15 +682,7 @@ describe("faults", () => {
   });
 
   it("a request still running at the deadline is 200 -32001 Request timed out", async () => {
-    const stuck = defineTool({
-      name: "Stuck",
-      description: "ignores its deadline",
-      annotations: {},
-      inputSchema: z.object({}),
-      outputSchema: z.object({}),
-      run: () => new Promise<Record<string, never>>(() => undefined),
-    });
-    const handler = makeHandler({}, { tools: [stuck] });
+    const handler = makeHandler({}, { tools: [STUCK] });
     const started = Date.now();
     const result = (await handler(
       httpEvent("v1", {

@@ -1,5 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
+import { captureOutput } from "../helpers/capture.js";
 import { lambdaContext } from "../helpers/events.js";
 import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
@@ -16,26 +18,16 @@ import {
 
 const SECRET = "s3cr3t-pw";
 
-/** Every line written to stdout or stderr while `run` runs, parsed. */
+/** Every line written to stdout or stderr while `run` runs, parsed; none may carry the secret. */
 async function linesOf(run: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
-  const chunks: string[] = [];
-  const capture = (chunk: unknown) => {
-    chunks.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, "write").mockImplementation(capture as typeof process.stdout.write);
-  vi.spyOn(process.stderr, "write").mockImplementation(capture as typeof process.stderr.write);
+  const output = captureOutput();
   try {
     await run();
   } finally {
     vi.restoreAllMocks();
   }
-  const text = chunks.join("");
-  expect(text).not.toContain(SECRET);
-  return text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(output.text()).not.toContain(SECRET);
+  return output.lines();
 }
 
 function query(promql: string) {
@@ -135,5 +127,64 @@ describe.skipIf(!prometheusAvailable())("the request line names each tool call's
       expect(attempt.error).toMatch(/ECONNREFUSED/);
     }
     expect(toolCallOf(lines)).toMatchObject({ outcome: "unreachable", attempts: 3 });
+
+    const answered = await linesOf(() =>
+      callHttp(handlerFor(prometheus.url, "DEBUG"), {
+        method: "POST",
+        path: "/mcp",
+        headers: JSON_HEADERS,
+        body: query("up"),
+      }),
+    );
+    const attempt = answered.find((line) => line.message === "Prometheus answered");
+    expect(attempt).toMatchObject({ level: "DEBUG", status: 200 });
+    expect(String(attempt?.url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/query\?/);
   }, 60_000);
+});
+
+describe("DEBUG names each step of a session", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("created, then on another container loaded cold and rehydrated, and its log level written", async () => {
+    const store = new MemorySessionStore();
+    const env = { LOG_LEVEL: "DEBUG", PROMETHEUS_URL: "http://127.0.0.1:9", PROMETHEUS_AUTH: "none" };
+    const post = (handler: ReturnType<typeof makeHandler>, body: unknown, sessionId?: string) =>
+      callHttp(handler, {
+        method: "POST",
+        path: "/mcp",
+        headers: { ...JSON_HEADERS, ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId }) },
+        body: JSON.stringify(body),
+      });
+    let sessionId = "";
+    const created = await linesOf(async () => {
+      const result = await post(makeHandler(env, { sessionStore: store }), {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
+      sessionId = result.headers["Mcp-Session-Id"] ?? "";
+    });
+    expect(sessionId).not.toBe("");
+    const prefix = sessionId.slice(0, 8);
+    expect(created.find((line) => line.message === "session created")).toMatchObject({
+      level: "DEBUG",
+      session_id_prefix: prefix,
+    });
+
+    const resumed = await linesOf(() =>
+      post(
+        makeHandler(env, { sessionStore: store }),
+        { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "error" } },
+        sessionId,
+      ),
+    );
+    const messages = resumed.filter((line) => line.level === "DEBUG").map((line) => line.message);
+    expect(messages).toEqual(["session loaded", "session rehydrated", "session written"]);
+    expect(resumed.find((line) => line.message === "session loaded")).toMatchObject({ warm: false });
+    // The session id itself (a bearer of the session) is never logged whole.
+    expect(JSON.stringify(resumed)).not.toContain(sessionId);
+  });
 });

@@ -1,25 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../tools/types.js";
+import { captureOutput } from "../helpers/capture.js";
 import { lambdaContext } from "../helpers/events.js";
 import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
-
-/** Everything written to stdout and stderr while the spies are on, one parsed entry per line. */
-function captureLines(): () => Record<string, unknown>[] {
-  const lines: string[] = [];
-  const capture = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, "write").mockImplementation(capture as typeof process.stdout.write);
-  vi.spyOn(process.stderr, "write").mockImplementation(capture as typeof process.stderr.write);
-  return () =>
-    lines
-      .join("")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 describe("request logging", () => {
   afterEach(() => {
@@ -27,13 +11,7 @@ describe("request logging", () => {
   });
 
   it("one line per request, correlated by the API Gateway request id, never the Authorization header", async () => {
-    const lines: string[] = [];
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    vi.spyOn(process.stdout, "write").mockImplementation(capture as typeof process.stdout.write);
-    vi.spyOn(process.stderr, "write").mockImplementation(capture as typeof process.stderr.write);
+    const output = captureOutput();
     const handler = makeHandler({ LOG_LEVEL: "DEBUG" });
     const signature =
       "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/execute-api/aws4_request, Signature=f00dfeed";
@@ -44,12 +22,7 @@ describe("request logging", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       requestId: "apigw-request-42",
     });
-    const entries = lines
-      .join("")
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    const entries = output.lines();
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       level: "INFO",
@@ -60,14 +33,14 @@ describe("request logging", () => {
       status: 200,
       rpc: ["tools/list"],
     });
-    const all = lines.join("");
+    const all = output.text();
     expect(all).not.toContain("f00dfeed");
     expect(all).not.toContain("tok-secret");
     expect(all.toLowerCase()).not.toContain("authorization");
   });
 
   it("a fault's log line names its own request: correlation id and Lambda request id, also when requests overlap", async () => {
-    const entries = captureLines();
+    const output = captureOutput();
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -108,7 +81,7 @@ describe("request logging", () => {
     await call("apigw-second", "lambda-second", false);
     release();
     await first;
-    const faults = entries().filter((entry) => entry.level === "ERROR");
+    const faults = output.lines().filter((entry) => entry.level === "ERROR");
     expect(faults.map((entry) => [entry.correlation_id, entry.function_request_id])).toStrictEqual([
       ["apigw-second", "lambda-second"],
       ["apigw-first", "lambda-first"],
