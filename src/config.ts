@@ -34,8 +34,16 @@ export interface Config {
   pythonCompat: boolean;
   allowedOrigins: readonly string[];
   maxBodyBytes: number;
-  /** The most bytes of text one tool result gives the model; larger results are cut (see README "Large results"). */
-  maxResultBytes: number;
+  /**
+   * MAX_RESULT_TOKENS: the model's budget for one tool result, in tokens as the estimator counts them;
+   * larger results are cut (see README "Large results").
+   */
+  maxResultTokens: number;
+  /**
+   * MAX_RESULT_BYTES: a hard cap on a tool result's text in bytes, beside the token budget; undefined
+   * (the default) leaves only the response's own limit.
+   */
+  maxResultBytes: number | undefined;
   logLevel: LogLevel;
   /** METRICS: CloudWatch metrics (EMF on the request's log line) on or off. */
   metrics: boolean;
@@ -95,6 +103,14 @@ function wholeNumber(env: Env, name: string, fallback: number, range: { min?: nu
     fail(name, raw, `a whole number from ${min} to ${range.max}`);
   }
   return Number(raw);
+}
+
+function optionalWholeNumber(
+  env: Env,
+  name: string,
+  range: { min?: number; max: number },
+): number | undefined {
+  return read(env, name) === undefined ? undefined : wholeNumber(env, name, 0, range);
 }
 
 function boolean(env: Env, name: string): boolean {
@@ -236,7 +252,8 @@ export function loadConfig(env: Env = process.env): Config {
     pythonCompat: boolean(env, "PYTHON_COMPAT"),
     allowedOrigins: origins(env, "ALLOWED_ORIGINS"),
     maxBodyBytes: wholeNumber(env, "MAX_BODY_BYTES", 1_048_576, { max: 6_291_456 }),
-    maxResultBytes: wholeNumber(env, "MAX_RESULT_BYTES", 100_000, { min: 1_000, max: 6_000_000 }),
+    maxResultTokens: wholeNumber(env, "MAX_RESULT_TOKENS", 20_000, { min: 1_000, max: 6_000_000 }),
+    maxResultBytes: optionalWholeNumber(env, "MAX_RESULT_BYTES", { min: 1_000, max: 6_000_000 }),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "INFO"),
     metrics: onOff(env, "METRICS", true),
     metricsNamespace: metricName(env, "METRICS_NAMESPACE", DEFAULT_METRICS_NAMESPACE),

@@ -22,7 +22,7 @@ import { type Invocation, withCancellation, withMargin, withReport, withTrace } 
 import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
-import { type Fittable, type Fitted, isFittable } from "./results/fit.js";
+import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
 
 export const SERVER_NAME = "prometheus-mcp-lambda";
 export const SERVER_VERSION: string = packageJson.version;
@@ -48,8 +48,10 @@ export interface ServerOptions {
   toolFailuresAsErrors: boolean;
   /** PYTHON_COMPAT: a result's text is JSON indented by 2 spaces, as the Python server wrote it (else compact). */
   pythonLayout: boolean;
-  /** MAX_RESULT_BYTES: the most bytes of text one tool result gives the model. */
-  maxResultBytes: number;
+  /** MAX_RESULT_TOKENS: the model's budget for one tool result. */
+  maxResultTokens: number;
+  /** MAX_RESULT_BYTES: a cap on one tool result's text in bytes, besides its share of the response. */
+  maxResultBytes: number | undefined;
   /**
    * Receives errors that are not the caller's fault (they are answered `-32603 Internal error`, HTTP 500),
    * with the invocation of the request that met them.
@@ -75,6 +77,7 @@ export function serverOptionsOf(
     defaultRegion: config.awsRegion,
     ampEndpoint: config.ampEndpoint,
     profileSupported,
+    defaultOrder: config.pythonCompat ? "highest" : "unusual",
   };
   return {
     tools,
@@ -82,6 +85,7 @@ export function serverOptionsOf(
     upstream: createUpstream(settings),
     toolFailuresAsErrors: config.pythonCompat,
     pythonLayout: config.pythonCompat,
+    maxResultTokens: config.maxResultTokens,
     maxResultBytes: config.maxResultBytes,
     onFault,
   };
@@ -168,7 +172,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
           settings: options.settings,
           upstream: options.upstream,
           context: withCancellation(withMargin(tracing, TOOL_DEADLINE_MARGIN_MS), extra.signal),
-          maxResultBytes: resultBudget(options.maxResultBytes, context.replyBytes),
+          budget: resultBudget(options, context.replyBytes),
         };
         const startedAt = performance.now();
         let rendered: Partial<Rendered> = {};
@@ -243,7 +247,7 @@ async function callTool(
   call.context.debug?.("tool called", { tool: tool.name, arguments: parsed.data });
   try {
     const result = await tool.run(parsed.data, call);
-    return render(result, call.maxResultBytes, options.pythonLayout ? 2 : undefined);
+    return await render(result, call.budget, options.pythonLayout ? 2 : undefined);
   } catch (error) {
     if (error instanceof ToolError) {
       failure.kind = error.kind;
@@ -263,28 +267,31 @@ function failed(toolName: string, message: string, options: ServerOptions): { re
 const REPLY_ENVELOPE_BYTES = 2_048;
 
 /**
- * The text budget of one result: MAX_RESULT_BYTES, or less where the reply's share of the response is
- * smaller. A reply carries the text escaped (at most twice its bytes) and the structured copy (at most
- * its bytes again), so three times the text always fits.
+ * The budget of one result: MAX_RESULT_TOKENS, and in bytes its share of the response (and
+ * MAX_RESULT_BYTES when set). A reply carries the text escaped (at most twice its bytes) and the
+ * structured copy (at most its bytes again), so three times the text always fits.
  */
-function resultBudget(maxResultBytes: number, replyBytes: number): number {
-  return Math.max(0, Math.min(maxResultBytes, Math.floor((replyBytes - REPLY_ENVELOPE_BYTES) / 3)));
+function resultBudget(options: ServerOptions, replyBytes: number): Budget {
+  const share = Math.max(0, Math.floor((replyBytes - REPLY_ENVELOPE_BYTES) / 3));
+  return { tokens: options.maxResultTokens, bytes: Math.min(share, options.maxResultBytes ?? share) };
 }
 
-/** Cutting again with less stops after this many tries: then the result is cut to nothing but its note. */
+/** A result over the budget is cut again with less this many times, then given up on. */
 const FIT_ATTEMPTS = 4;
+/** Asking again, the budget shrinks by what the last text was over, and this much more. */
+const REFIT_MARGIN = 0.97;
 
 /**
- * The tool's result as MCP content: its JSON as text, the same object as structuredContent, for a
- * cut result a second text item that says what was cut and how to get the rest, and for one that
- * matched nothing a hint (not in the Python layout). The text items add up to at most `maxBytes` bytes.
+ * The tool's result as MCP content: its JSON as text and the same object as structuredContent, and
+ * for one that matched nothing a hint (not in the Python layout). The text is within the budget: a
+ * result too large cuts itself (its first key `truncated` says so, with its note).
  */
-export function renderToolResult(
+export async function renderToolResult(
   result: Record<string, unknown> | Fittable,
-  maxBytes: number,
+  budget: Budget,
   indent?: number,
-): CallToolResult {
-  return render(result, maxBytes, indent).result;
+): Promise<CallToolResult> {
+  return (await render(result, budget, indent)).result;
 }
 
 /** A tool's result as MCP content, and the most bytes its JSON-RPC reply takes (id aside). */
@@ -297,49 +304,53 @@ interface Rendered {
   truncated: boolean;
 }
 
-function render(
+async function render(
   result: Record<string, unknown> | Fittable,
-  maxBytes: number,
+  budget: Budget,
   indent: number | undefined,
-): Rendered {
+): Promise<Rendered> {
   if (!isFittable(result)) {
     const text = JSON.stringify(result, null, indent);
     return rendered({ value: result }, text, Buffer.byteLength(text, "utf8"));
   }
-  let budget = maxBytes;
+  let asked = budget;
   for (let attempt = 1; ; attempt++) {
-    const whole = result.fit(attempt > FIT_ATTEMPTS ? 0 : budget);
+    const whole = await result.fit(asked, { indent });
     // The Python layout (PYTHON_COMPAT) is the Python server's, which gave no hints.
     const fitted = indent === undefined ? whole : { ...whole, hint: undefined };
     const text = JSON.stringify(fitted.value, null, indent);
-    const bytes = Buffer.byteLength(text, "utf8") + utf8Bytes(fitted.note) + utf8Bytes(fitted.hint);
-    if (bytes <= maxBytes || attempt > FIT_ATTEMPTS) {
-      if (bytes > maxBytes) {
-        throw new ToolError(
-          `The result does not fit in ${maxBytes} bytes, not even cut to nothing. Ask for less: a narrower query, or fewer calls in one batch.`,
-        );
-      }
-      return rendered(fitted, text, bytes);
+    const cost = textCost(fitted.hint === undefined ? text : text + fitted.hint, budget);
+    if (fitsIn(cost, budget)) return rendered(fitted, text, Buffer.byteLength(text, "utf8"));
+    if (attempt >= FIT_ATTEMPTS) {
+      throw new ToolError(
+        `The result does not fit this reply's budget (${budget.tokens} tokens, ${budget.bytes} bytes), not even cut. Ask for less: a narrower query, or fewer calls in one batch.`,
+      );
     }
-    // Over by the note, or by the layout's indentation: ask again with proportionally less.
-    budget = Math.min(budget - (bytes - maxBytes), Math.floor((budget * maxBytes) / bytes));
+    // Over by the estimate's slack or the layout: ask again with proportionally less of what was over.
+    asked = {
+      tokens: Math.floor(asked.tokens * Math.min(1, budget.tokens / cost.tokens) * REFIT_MARGIN),
+      bytes: Math.floor(asked.bytes * Math.min(1, budget.bytes / cost.bytes) * REFIT_MARGIN),
+    };
   }
 }
 
-function utf8Bytes(text: string | undefined): number {
-  return text ? Buffer.byteLength(text, "utf8") : 0;
+/** The text's bytes and estimated tokens; no estimate is needed while its bytes fit the token budget. */
+function textCost(text: string, budget: Budget): { tokens: number; bytes: number } {
+  const bytes = Buffer.byteLength(text, "utf8");
+  // The estimate never exceeds the bytes (no run costs more tokens than it has bytes).
+  return bytes <= budget.tokens ? { tokens: bytes, bytes } : { ...costOfText(text), bytes };
 }
 
 function rendered(fitted: Fitted, text: string, textBytes: number): Rendered {
   const content: CallToolResult["content"] = [{ type: "text", text }];
-  if (fitted.note) content.push({ type: "text", text: fitted.note });
   if (fitted.hint) content.push({ type: "text", text: fitted.hint });
+  const hintBytes = fitted.hint ? Buffer.byteLength(fitted.hint, "utf8") : 0;
   // The reply carries the text escaped (at most twice its bytes) and the structured copy (at most its bytes again).
   return {
     result: { content, structuredContent: fitted.value },
-    replyBytes: 3 * textBytes + REPLY_ENVELOPE_BYTES,
-    textBytes,
-    truncated: fitted.note !== undefined,
+    replyBytes: 3 * (textBytes + hintBytes) + REPLY_ENVELOPE_BYTES,
+    textBytes: textBytes + hintBytes,
+    truncated: fitted.value.truncated !== undefined,
   };
 }
 

@@ -1,29 +1,47 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
-import { resolveTime } from "./relativeTime.js";
+import { order, profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
+import { resolveTime, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool } from "./types.js";
 
 export const ExecuteQuery = defineTool({
   name: "ExecuteQuery",
   description:
-    "Evaluate a PromQL expression at a single instant (Prometheus /api/v1/query) and return Prometheus's data. " +
-    "Use it for current values, e.g. `up` or `sum(rate(http_requests_total[5m]))`; use ExecuteRangeQuery for values over time. " +
-    "A result too large for the model is cut to the series with the highest values and marked `truncated`.",
-  inputSchema: z.object({ workspace_id: workspaceId, query, time, region, profile, limit: seriesLimit }),
+    "Evaluate a PromQL expression at one instant (Prometheus /api/v1/query). " +
+    "Use it for current values, e.g. `up == 0` or `sum by (job) (rate(http_requests_total[5m]))`; ExecuteRangeQuery for values over time. " +
+    "Ask for what you need: aggregate, filter (`== 0`, `> 0.9`) or use `topk`/`bottomk`. " +
+    "An answer over the token budget is cut: `truncated` (its first key) says what and why, `series_stats` lists every sample, " +
+    "`result` keeps the first in `order` (most unusual by default).",
+  inputSchema: z.object({
+    workspace_id: workspaceId,
+    query,
+    time,
+    region,
+    profile,
+    limit: seriesLimit,
+    order,
+  }),
   outputSchema: queryResult,
   annotations: readOnly("Run an instant PromQL query"),
   async run(args, call) {
-    const time = args.time == null ? undefined : resolveTime("time", args.time, readClock(call));
+    const now = readClock(call);
+    const time = args.time == null ? undefined : resolveTime("time", args.time, now);
+    const collector = () =>
+      new QueryResultCollector(call.budget, {
+        query: args.query,
+        time: time === undefined ? now / 1000 : toUnixSeconds(time),
+        order: args.order ?? call.settings.defaultOrder ?? "unusual",
+        limit: args.limit ?? undefined,
+      });
     const result = await getFromWorkspace(
       args,
       call,
       { path: "/query", params: { query: args.query, time } },
-      () => new QueryResultCollector({ maxBytes: call.maxResultBytes, limit: args.limit ?? undefined }, args),
+      collector,
     );
-    expectShape(queryData, result.data, "query result");
+    expectShape(queryData, result.shape, "query result");
     return result;
   },
 });

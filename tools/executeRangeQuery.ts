@@ -1,17 +1,19 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { end, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
-import { resolveTime } from "./relativeTime.js";
+import { end, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
+import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool } from "./types.js";
 
 export const ExecuteRangeQuery = defineTool({
   name: "ExecuteRangeQuery",
   description:
-    "Evaluate a PromQL expression over a time range (Prometheus /api/v1/query_range) and return Prometheus's data (a matrix). " +
-    "Use it for trends and graphs; keep (end - start) / step under 11,000 points. " +
-    "A result too large for the model is cut to the series with the highest values and marked `truncated`.",
+    "Evaluate a PromQL expression over a time range (Prometheus /api/v1/query_range): trends, and when something changed. " +
+    "About 2,000 points fit the default token budget whole, e.g. 10 series of 200 points: choose step near (end - start) / 200 " +
+    "(5m for 12 h, 15m for 2 d) and aggregate or filter (`> 0.9`, `topk`, `bottomk`) to few series. " +
+    "A larger answer is cut: `truncated` (its first key) says what and why, `series_stats` has min/max/avg/last of every series, " +
+    "`result` keeps the first series in `order` (most unusual by default) at a coarser step (each bucket's min and max).",
   inputSchema: z.object({
     workspace_id: workspaceId,
     query,
@@ -21,6 +23,7 @@ export const ExecuteRangeQuery = defineTool({
     region,
     profile,
     limit: seriesLimit,
+    order,
   }),
   outputSchema: queryResult,
   annotations: readOnly("Run a PromQL range query"),
@@ -29,13 +32,22 @@ export const ExecuteRangeQuery = defineTool({
     const now = readClock(call);
     const start = resolveTime("start", args.start, now);
     const end = resolveTime("end", args.end, now);
+    const range = { start: toUnixSeconds(start), end: toUnixSeconds(end), step: stepSeconds(args.step) };
+    const collector = () =>
+      new QueryResultCollector(call.budget, {
+        query: args.query,
+        // A range Prometheus will refuse (end before start) needs no curves.
+        range: range.end >= range.start && range.step > 0 && Number.isFinite(range.step) ? range : undefined,
+        order: args.order ?? call.settings.defaultOrder ?? "unusual",
+        limit: args.limit ?? undefined,
+      });
     const result = await getFromWorkspace(
       args,
       call,
       { path: "/query_range", params: { query: args.query, start, end, step: args.step } },
-      () => new QueryResultCollector({ maxBytes: call.maxResultBytes, limit: args.limit ?? undefined }, args),
+      collector,
     );
-    expectShape(queryData, result.data, "query result");
+    expectShape(queryData, result.shape, "query result");
     return result;
   },
 });

@@ -28,7 +28,13 @@ export const GetServerInfo = defineTool({
       .number()
       .int()
       .describe(
-        "The most bytes of text one tool result gives (MAX_RESULT_BYTES, less when a batch shares the response); larger results are cut",
+        "The most bytes of text one tool result gives (its share of the response, less when a batch shares it; MAX_RESULT_BYTES when set)",
+      ),
+    result_budget_tokens: z
+      .number()
+      .int()
+      .describe(
+        "The model's budget for one tool result, in tokens (MAX_RESULT_TOKENS); larger results are cut",
       ),
   }),
   annotations: readOnly("Show Prometheus connection settings"),
@@ -46,7 +52,8 @@ export const GetServerInfo = defineTool({
       service_name: "aps" as const,
       auth_mode: call.settings.prometheusAuth,
       server_time: new Date(calledAt).toISOString(),
-      result_budget_bytes: call.maxResultBytes,
+      result_budget_bytes: call.budget.bytes,
+      result_budget_tokens: call.budget.tokens,
     };
   },
 });

@@ -10,7 +10,7 @@ export const ListMetrics = defineTool({
   description:
     "List every metric name stored in the Prometheus workspace, sorted. " +
     "Use it first to discover what can be queried before writing PromQL. " +
-    "A list too long for the model is cut to the first names and marked `truncated`.",
+    "A list over the token budget is cut to the first names; `truncated` (its first key) names the largest families of names and how to list one.",
   inputSchema: z.object({ workspace_id: workspaceId, region, profile, limit: namesLimit }),
   outputSchema: z.object({
     metrics: z.array(z.string()).describe("Metric names, sorted by code point"),
@@ -31,7 +31,7 @@ export const ListMetrics = defineTool({
         params: { limit: askedUpstream === undefined ? undefined : String(askedUpstream) },
         optionalParams: ["limit"],
       },
-      () => new MetricNamesCollector({ maxBytes: call.maxResultBytes, limit, askedUpstream }),
+      () => new MetricNamesCollector({ budget: call.budget, limit, askedUpstream }),
     );
     if (!names) throw new ToolError("Prometheus answered with an unexpected metric name list payload.");
     return names;

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { hasLoneSurrogate } from "../src/json.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
+import { ORDERS, type Order } from "../src/results/ranking.js";
 import { durationMs, parseRelativeTime } from "./relativeTime.js";
 
 /** Shared parameter schemas. Optional ones accept an explicit null (rendered as `anyOf: [string, null]`). */
@@ -137,5 +138,15 @@ const countLimit = (what: string) =>
     .optional()
     .describe(`Most ${what} to return; the size limit always applies.`);
 
-export const seriesLimit = countLimit("series, highest values first,");
+export const seriesLimit = countLimit(
+  "series (or samples) in result, in `order`, (series_stats still lists every one)",
+);
+
+export const order = z
+  .enum(ORDERS as [Order, ...Order[]], { error: "order must be unusual, highest or lowest" })
+  .nullable()
+  .optional()
+  .describe(
+    "Which series come first when the answer is cut (and with limit): unusual (default: furthest from the typical series, either way), highest (by peak), lowest (by dip).",
+  );
 export const namesLimit = countLimit("names, first by name,");

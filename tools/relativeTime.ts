@@ -84,3 +84,16 @@ export function unixSeconds(ms: number): string {
   if (millis === 0) return String(seconds);
   return `${seconds}.${String(millis).padStart(3, "0").replace(/0+$/, "")}`;
 }
+
+/** A time argument as resolved (RFC 3339 or Unix seconds) in Unix seconds; NaN when it is neither. */
+export function toUnixSeconds(text: string): number {
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  return Date.parse(text) / 1000;
+}
+
+/** A step argument (a Prometheus duration or seconds) in seconds; NaN when it is neither. */
+export function stepSeconds(text: string): number {
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const ms = durationMs(text);
+  return typeof ms === "number" ? ms / 1000 : Number.NaN;
+}

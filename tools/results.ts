@@ -5,7 +5,9 @@ import { ToolError } from "./types.js";
 export const truncation = z
   .looseObject({})
   .optional()
-  .describe("Only when cut: the totals, what was returned, why; a second text item says how to get the rest");
+  .describe(
+    "Only when cut, and first: note (what was cut, the totals, the next step), cut_by, total, returned, order",
+  );
 
 /** Prometheus's `data` for /query and /query_range; extra keys (e.g. `stats`) pass through untouched. */
 export const queryData = z.looseObject({
@@ -13,7 +15,13 @@ export const queryData = z.looseObject({
   result: z.array(z.unknown()).describe("Series (matrix/vector) or [time, value] (scalar/string)"),
 });
 
-export const queryResult = queryData.extend({ truncated: truncation });
+export const queryResult = queryData.extend({
+  truncated: truncation,
+  series_stats: z
+    .looseObject({})
+    .optional()
+    .describe("Only when cut: every series' statistics (common_labels, columns, rows)"),
+});
 
 /**
  * Checks an upstream payload against a result schema and returns it as received (not a re-built copy).

@@ -1,12 +1,15 @@
 import type { z } from "zod";
 import type { RequestContext } from "../src/context.js";
 import type { Upstream, UpstreamSettings } from "../src/prometheus/upstream.js";
-import type { Fittable } from "../src/results/fit.js";
+import type { Budget, Fittable } from "../src/results/fit.js";
+import type { Order } from "../src/results/ranking.js";
 
 /** What a tool may know about its deployment: no HTTP, no Lambda. */
 export interface ToolSettings extends UpstreamSettings {
   /** False in a deployed Lambda, where no credentials file exists: a `profile` argument is refused. */
   profileSupported: boolean;
+  /** The order of a cut query result when the call names none (`highest` under PYTHON_COMPAT). */
+  defaultOrder?: Order | undefined;
 }
 
 /** One call of one tool. */
@@ -20,10 +23,11 @@ export interface ToolCall {
   /** The AMP and Prometheus clients of this handler. */
   upstream: Upstream;
   /**
-   * The most bytes of compact JSON this call's result may take: MAX_RESULT_BYTES, or less when the
-   * call shares the response with others. A tool reading more keeps only what can be returned.
+   * What this call's result may take: MAX_RESULT_TOKENS, and in bytes its share of the response (less
+   * when the call shares it with others) or MAX_RESULT_BYTES. A tool reading more keeps only what can
+   * be returned.
    */
-  maxResultBytes: number;
+  budget: Budget;
   /**
    * Epoch milliseconds now: what `now` means in this call's time arguments (read once per call).
    * Date.now when unset; tests set a fixed one.

@@ -1,13 +1,16 @@
 import { ToolError } from "../errors.js";
+import { MalformedJsonError } from "../json.js";
 import { AnswerFormatError, AnswerScanner } from "./answerStream.js";
 
 /**
  * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
- * query, `data` itself for a list) parsed, then the rest. A new sink per attempt: a retry starts over.
+ * query, `data` itself for a list) as the bytes Prometheus wrote it with, then the rest. A sink parses
+ * what it needs (parseElement), so that one reading only what it keeps pays no more. A new sink per
+ * attempt: a retry starts over.
  */
 export interface AnswerSink<T> {
-  /** One element, and the bytes Prometheus used for it. */
-  element(value: unknown, bytes: number): void;
+  /** One element's bytes, valid during the call only (copy them to keep them). */
+  element(raw: Uint8Array): void;
   /** `data` with its streamed array left empty, and the size of the whole answer in bytes. */
   finish(data: unknown, answerBytes: number): T;
 }
@@ -33,16 +36,7 @@ export async function readAnswer<T>(
     await response.body?.cancel();
     throw tooLarge(where, maxAnswerBytes, `${formatBytes(declared)} declared`);
   }
-  const decoder = new TextDecoder();
-  const scanner = new AnswerScanner((bytes) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(decoder.decode(bytes));
-    } catch {
-      throw new AnswerFormatError("an element of its data is not valid JSON");
-    }
-    sink.element(value, bytes.length);
-  });
+  const scanner = new AnswerScanner((bytes) => sink.element(bytes));
   const reader = response.body?.getReader();
   // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
   // page) is reported with.
@@ -63,7 +57,7 @@ export async function readAnswer<T>(
     if (isSuccess(envelope)) return { ok: true, value: sink.finish(envelope.data, scanner.bytesRead) };
     return { ok: false, body: JSON.stringify(envelope) };
   } catch (error) {
-    if (error instanceof AnswerFormatError) {
+    if (error instanceof AnswerFormatError || error instanceof MalformedJsonError) {
       await reader?.cancel().catch(() => undefined);
       if (head !== undefined && !isJsonLike(head)) {
         return { ok: false, body: new TextDecoder().decode(Buffer.concat(head)) };

@@ -119,8 +119,10 @@ export class AnswerScanner {
 
   /**
    * @param onElement Called with each element of the streamed array, in order: exactly its bytes in the
-   *   input, without surrounding whitespace or comma. The array is the scanner's own copy, never a view
-   *   of a pushed chunk, so it is safe to keep and pins no chunk in memory.
+   *   input, without surrounding whitespace or comma. The bytes are valid during the call only (often a
+   *   view of the pushed chunk, which the caller may reuse): a caller that keeps an element copies it.
+   *   Most elements of a large answer are read once and dropped, and copying each would cost a copy of
+   *   the whole answer (and garbage the collector reaches late).
    */
   constructor(
     private readonly onElement: (bytes: Uint8Array) => void,
@@ -453,7 +455,7 @@ export class AnswerScanner {
     if (size > this.maxElementBytes) throw this.elementTooLarge();
     let bytes: Uint8Array;
     if (this.parts.length === 0) {
-      bytes = buf.slice(start, end);
+      bytes = buf.subarray(start, end);
     } else {
       this.parts.push(buf.subarray(start, end));
       bytes = concat(this.parts, size);

@@ -1,16 +1,21 @@
+import { parseJsonBytes } from "../json.js";
 import {
+  type Budget,
   type Fittable,
   type Fitted,
   formatCount,
-  jsonBytes,
+  type Layout,
+  less,
+  Measure,
   prefixThatFits,
   type Truncation,
 } from "./fit.js";
 import { type Ranking, type Selected, Selection } from "./selection.js";
+import { TokenTally } from "./tokens.js";
 
 export interface NamesOptions {
-  /** The most bytes the result may take; names beyond it are not kept while reading. */
-  maxBytes: number;
+  /** The most the result may take; names beyond it are not kept while reading. */
+  budget: Budget;
   /** The caller's `limit`: the most names returned. */
   limit?: number | undefined;
   /** The `limit` sent to Prometheus, if any: receiving that many means there may be more. */
@@ -24,30 +29,45 @@ const NAME_ORDER: Ranking<string, string> = {
 };
 
 const ORDER = "first by name (code point order)";
-const TRUNCATION_RESERVE_BYTES = 300;
+/** The note names this many of the largest families of names (by their prefix up to the first `_`). */
+const PREFIXES_NAMED = 8;
+/** Prefixes counted at most: a list of that many families is no guide anyway. */
+const MAX_PREFIXES = 10_000;
 
 /** Receives the label values of `__name__` as they stream in; keeps the first names that fit. */
 export class MetricNamesCollector {
   private readonly selection: Selection<string, string>;
+  private readonly prefixes = new Map<string, number>();
+  /** The names read so far as one list, for what each adds to it. */
+  private readonly read = new TokenTally();
   /** False once an element was not a string: the answer is not a name list. */
   private allStrings = true;
 
   constructor(private readonly options: NamesOptions) {
-    this.selection = new Selection({ maxBytes: options.maxBytes, maxCount: options.limit }, NAME_ORDER);
+    this.selection = new Selection({ budget: options.budget, maxCount: options.limit }, NAME_ORDER);
   }
 
-  element(value: unknown, bytes: number): void {
+  element(raw: Uint8Array): void {
+    const value = parseJsonBytes(raw);
     if (typeof value !== "string") {
       this.allStrings = false;
       return;
     }
-    this.selection.offer(value, bytes);
+    const prefix = prefixOf(value);
+    const count = this.prefixes.get(prefix);
+    if (count !== undefined) this.prefixes.set(prefix, count + 1);
+    else if (this.prefixes.size < MAX_PREFIXES) this.prefixes.set(prefix, 1);
+    // The raw bytes are the name quoted, a comma joins it to the next: what it adds to a list of the
+    // names in the order they come (Prometheus's, which is the list's), while reading.
+    const before = this.read.tokens;
+    this.read.text(",").bytes(raw);
+    this.selection.offer(value, { tokens: Math.max(0, this.read.tokens - before), bytes: raw.length + 1 });
   }
 
   /** `data` is the answer's data with its name list emptied; `answerBytes` the size of the whole answer. */
   finish(data: unknown, answerBytes: number): MetricNames | undefined {
     if (!Array.isArray(data) || !this.allStrings) return undefined;
-    return new MetricNames(this.selection.result(), answerBytes, this.options);
+    return new MetricNames(this.selection.result(), answerBytes, this.prefixes, this.options);
   }
 }
 
@@ -56,27 +76,60 @@ export class MetricNames implements Fittable {
   constructor(
     private readonly selected: Selected<string>,
     private readonly answerBytes: number,
+    private readonly prefixes: ReadonlyMap<string, number>,
     private readonly options: NamesOptions,
   ) {}
 
-  fit(maxBytes: number): Fitted {
+  async fit(budget: Budget, layout: Layout): Promise<Fitted> {
+    const measure = new Measure(layout);
     const sorted = this.selected.kept.slice().sort((a, b) => NAME_ORDER.compare(a.value, b.value));
-    const room = maxBytes - jsonBytes({ metrics: [] });
+    const totals = measure.totals(
+      sorted.map((entry) => entry.value),
+      2,
+    );
     const complete = sorted.length === this.selected.offered && !this.mayHaveMore();
-    if (complete && prefixThatFits(sorted, room) === sorted.length) {
+    const empty = measure.of({ metrics: [] });
+    if (complete && prefixThatFits(totals, less(budget, empty)) === sorted.length) {
       return { value: { metrics: sorted.map((entry) => entry.value) } };
     }
-    const count = prefixThatFits(sorted, room - TRUNCATION_RESERVE_BYTES);
-    const metrics = sorted.slice(0, count).map((entry) => entry.value);
+    // The note is reserved at its longest: as many names returned as there are.
+    const draft = this.truncation(sorted.length, budget);
+    const room = less(budget, measure.of({ truncated: draft, metrics: [] }));
+    const metrics = sorted.slice(0, prefixThatFits(totals, room)).map((entry) => entry.value);
+    return { value: { truncated: this.truncation(metrics.length, budget), metrics } };
+  }
+
+  private truncation(returned: number, budget: Budget): Truncation {
     const limit = this.options.limit;
-    const truncated: Truncation = {
-      cut_by: limit !== undefined && metrics.length === limit ? "limit" : "size",
+    const cutBy = limit !== undefined && returned === limit ? "limit" : "size";
+    const lowerBound = this.mayHaveMore();
+    return {
+      note: this.note(cutBy, returned, budget, lowerBound),
+      cut_by: cutBy,
       total: { names: this.selected.offered, bytes: this.answerBytes },
-      returned: { names: metrics.length, bytes: jsonBytes({ metrics }) },
+      returned: { names: returned },
       order: ORDER,
-      ...(this.mayHaveMore() ? { total_is_lower_bound: true } : {}),
+      ...(lowerBound ? { total_is_lower_bound: true } : {}),
     };
-    return { value: { metrics, truncated }, note: namesNote(truncated, maxBytes, limit) };
+  }
+
+  private note(cutBy: "size" | "limit", returned: number, budget: Budget, lowerBound: boolean): string {
+    const total = `${lowerBound ? "at least " : ""}${formatCount(this.selected.offered)}`;
+    const why =
+      cutBy === "limit"
+        ? `Cut to limit=${this.options.limit}: Prometheus has ${total} metric names`
+        : `Prometheus has ${total} metric names, more than the ${formatCount(budget.tokens)}-token budget`;
+    const families = [...this.prefixes]
+      .sort((a, b) => b[1] - a[1] || NAME_ORDER.compare(a[0], b[0]))
+      .slice(0, PREFIXES_NAMED)
+      .map(([prefix, count]) => `${prefix} (${formatCount(count)})`)
+      .join(", ");
+    const example = [...this.prefixes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "http_";
+    return (
+      `${why}; metrics has the first ${formatCount(returned)} by name. ` +
+      `The largest families: ${families}. ` +
+      `To list one family, ask ExecuteQuery for group by (__name__) ({__name__=~"${example}.*"}).`
+    );
   }
 
   private mayHaveMore(): boolean {
@@ -86,16 +139,8 @@ export class MetricNames implements Fittable {
   }
 }
 
-function namesNote(truncated: Truncation, maxBytes: number, limit: number | undefined): string {
-  const total = `${truncated.total_is_lower_bound ? "at least " : ""}${formatCount(truncated.total.names ?? 0)}`;
-  const counts = `${total} metric names, ${formatCount(truncated.returned.names ?? 0)} returned (${ORDER}).`;
-  const why =
-    truncated.cut_by === "limit"
-      ? `Cut to limit=${limit}: ${counts}`
-      : `Cut to fit the result size limit of ${formatCount(maxBytes)} bytes: ${counts}`;
-  return (
-    `${why} To find other names, ask ExecuteQuery for the names matching a pattern, ` +
-    `e.g. group by (__name__) ({__name__=~"http_.*"})` +
-    (truncated.cut_by === "limit" ? `, or raise limit (now ${limit}).` : ", or pass a smaller limit.")
-  );
+/** A metric name's family: its prefix up to and with the first `_` (the whole name when it has none). */
+function prefixOf(name: string): string {
+  const end = name.indexOf("_", 1);
+  return end === -1 ? name : name.slice(0, end + 1);
 }

@@ -1,38 +1,34 @@
-import { isPlainObject } from "../json.js";
+import { isPlainObject, parseJsonBytes } from "../json.js";
+import type { QueryRange } from "./curves.js";
+import { describeCut } from "./cut.js";
+import { Description } from "./description.js";
 import {
+  addCost,
+  type Budget,
+  type Cost,
+  costOfText,
   type Fittable,
   type Fitted,
-  formatCount,
-  jsonBytes,
-  prefixThatFits,
-  type Truncation,
+  fitsIn,
+  type Layout,
+  Measure,
 } from "./fit.js";
-import { type Selected, Selection } from "./selection.js";
-import { isThinnable, LARGEST_FIRST, pointsIn, thinned } from "./series.js";
+import type { Order } from "./ranking.js";
+import { pointsIn } from "./series.js";
+import { TokenTally } from "./tokens.js";
 
-/** What the note's suggestions are built from. */
-export interface QueryHints {
+/** What the tool asked Prometheus, and how the caller wants a cut made. */
+export interface QueryAsked {
   /** The PromQL expression asked. */
   query: string;
-  /** A range query's step; undefined for an instant query. */
-  step?: string | undefined;
-}
-
-export interface CollectOptions {
-  /** The most bytes the result may take; elements beyond it are not kept while reading. */
-  maxBytes: number;
-  /** The caller's `limit`: the most series returned. */
+  /** A range query's range, in seconds; undefined for an instant query. */
+  range?: QueryRange | undefined;
+  /** An instant query's evaluation time (Unix seconds), when known. */
+  time?: number | undefined;
+  order: Order;
+  /** The caller's `limit`: the most series (or samples) returned in `result`. */
   limit?: number | undefined;
 }
-
-/** Whatever fits under this is kept while reading, whatever the budget: a scalar or string result is never cut. */
-const ALWAYS_KEPT_BYTES = 64 * 1024;
-/** Room left in the budget for the `truncated` object. */
-const TRUNCATION_RESERVE_BYTES = 400;
-/** Queries longer than this are not repeated in suggestions. */
-const QUOTABLE_QUERY_CHARS = 200;
-
-export const SERIES_ORDER = "highest value first; a range's series ranked by its peak";
 
 /** What an instant query that matched nothing tells the model to check (Prometheus looks back 5 minutes by default). */
 export const EMPTY_INSTANT_HINT =
@@ -41,191 +37,178 @@ export const EMPTY_INSTANT_HINT =
 export const EMPTY_RANGE_HINT =
   "No series matched: check the metric name with ListMetrics and the label matchers, or widen the time range (an earlier start).";
 
+/** Elements of a scalar or string result (a number, a string) are always kept, up to this many bytes. */
+const ALWAYS_KEPT_BYTES = 64 * 1024;
+
 /**
- * Receives a query answer's `data.result` elements as they stream in and keeps the best-ranked ones
- * that fit; `finish` gives the result, cut to a size on demand.
+ * Receives a query answer's `data.result` elements as they stream in. While the whole answer may still
+ * fit the budget it keeps them as they are; from the first one that cannot, it describes every series
+ * instead (statistics and a curve at a coarser step, see Description) and keeps no points.
  */
 export class QueryResultCollector {
-  private readonly selection: Selection<unknown, number>;
+  private whole: WholeAnswer | undefined = new WholeAnswer();
+  private readonly description: Description;
+  private readonly odd: Array<{ value: unknown; bytes: number }> = [];
+  private oddBytes = 0;
+  private offered = 0;
   private points = 0;
 
   constructor(
-    private readonly options: CollectOptions,
-    private readonly hints: QueryHints,
+    private readonly budget: Budget,
+    private readonly asked: QueryAsked,
   ) {
-    // The limit is applied when fitting: it counts series, and a scalar's or string's pair is none.
-    this.selection = new Selection(
-      { maxBytes: Math.max(options.maxBytes, ALWAYS_KEPT_BYTES) },
-      LARGEST_FIRST,
-    );
+    this.description = new Description(asked, budget);
   }
 
-  element(value: unknown, bytes: number): void {
+  element(raw: Uint8Array): void {
+    this.offered++;
+    if (this.whole !== undefined) {
+      const value = parseJsonBytes(raw);
+      this.points += pointsIn(value);
+      if (this.whole.add(value, raw, this.budget)) return;
+      for (const held of this.whole.values) this.describe(held);
+      this.whole = undefined;
+      this.describe(value, raw.length);
+      return;
+    }
+    // The answer is cut: most of its elements are read only for their statistics, straight from bytes.
+    const points = this.description.addBytes(raw);
+    if (points !== undefined) {
+      this.points += points;
+      return;
+    }
+    const value = parseJsonBytes(raw);
     this.points += pointsIn(value);
-    this.selection.offer(value, bytes);
+    this.describe(value, raw.length);
   }
 
   /** `data` is the answer's data with `result` emptied; `answerBytes` the size of the whole answer. */
   finish(data: unknown, answerBytes: number): QueryResult {
-    return new QueryResult(data, this.selection.result(), this.points, answerBytes, this.options, this.hints);
+    const total = { series: this.offered, points: this.points, bytes: answerBytes };
+    return new QueryResult(
+      isPlainObject(data) ? data : {},
+      this.whole,
+      this.description,
+      this.odd,
+      total,
+      this.asked,
+    );
+  }
+
+  /** A scalar's or string's pair, or an element no Prometheus sends, is carried as it is if small. */
+  private describe(value: unknown, bytes?: number): void {
+    if (this.description.add(value)) return;
+    const size = bytes ?? Buffer.byteLength(JSON.stringify(value) ?? "");
+    if (this.oddBytes + size > Math.max(ALWAYS_KEPT_BYTES, this.budget.bytes)) return;
+    this.odd.push({ value, bytes: size });
+    this.oddBytes += size;
+  }
+}
+
+/** The elements of an answer that may be returned whole, and what they cost. */
+class WholeAnswer {
+  readonly values: unknown[] = [];
+  private bytes = 0;
+  /** The elements written one after another, once their bytes no longer fit the token budget. */
+  private tally: TokenTally | undefined;
+  /** Raw elements not yet tallied: while their bytes alone fit the token budget, they need not be. */
+  private untallied: Uint8Array[] = [];
+
+  /** Keeps the element while the answer may still fit the budget; false (keeping nothing) once it cannot. */
+  add(value: unknown, raw: Uint8Array, budget: Budget): boolean {
+    // Each element is followed by a comma.
+    const bytes = this.bytes + raw.length + 1;
+    if (bytes > budget.bytes) return false;
+    // A token is at least a byte: bytes that fit the token budget need no estimate.
+    if (this.tally === undefined && bytes > budget.tokens) {
+      this.tally = new TokenTally();
+      for (const earlier of this.untallied) this.tally.bytes(earlier).text(",");
+      this.untallied = [];
+    }
+    if (this.tally !== undefined) {
+      if (this.tally.bytes(raw).text(",").tokens > budget.tokens) return false;
+    } else {
+      // The scanner's bytes are valid during its call only.
+      this.untallied.push(raw.slice());
+    }
+    this.bytes = bytes;
+    this.values.push(value);
+    return true;
+  }
+
+  /** What the elements cost as Prometheus wrote them (their bytes standing in while those fit the tokens). */
+  get cost(): Cost {
+    return { tokens: this.tally?.tokens ?? this.bytes, bytes: this.bytes };
   }
 }
 
 /** A query's result, whole or cut (see Fittable). `data` is Prometheus's `data` without its `result`. */
 export class QueryResult implements Fittable {
   constructor(
-    readonly data: unknown,
-    private readonly selected: Selected<unknown>,
-    private readonly totalPoints: number,
-    private readonly answerBytes: number,
-    private readonly options: CollectOptions,
-    private readonly hints: QueryHints,
+    private readonly data: Record<string, unknown>,
+    private readonly whole: WholeAnswer | undefined,
+    private readonly description: Description,
+    private readonly odd: ReadonlyArray<{ value: unknown; bytes: number }>,
+    private readonly total: { series: number; points: number; bytes: number },
+    private readonly asked: QueryAsked,
   ) {}
 
-  fit(maxBytes: number): Fitted {
-    const data = isPlainObject(this.data) ? this.data : {};
-    const { kept, offered } = this.selected;
-    const complete = kept.length === offered;
-    if (complete && (data.resultType === "scalar" || data.resultType === "string")) {
-      return { value: { ...data, result: kept.map((entry) => entry.value) } };
+  /** The whole answer's elements have been described too (once, on the first cut). */
+  private wholeDescribed = false;
+
+  /** Prometheus's `data` as received, without its elements: what the tool checks the shape of. */
+  get shape(): Record<string, unknown> {
+    return { ...this.data, result: [] };
+  }
+
+  async fit(budget: Budget, layout: Layout): Promise<Fitted> {
+    const { resultType } = this.data;
+    const odd = this.odd.map((entry) => entry.value);
+    // A scalar's or string's pair is a handful of bytes: never cut.
+    if (resultType === "scalar" || resultType === "string") {
+      return { value: { ...this.data, result: [...(this.whole?.values ?? []), ...odd] } };
     }
-    const room = maxBytes - jsonBytes(data);
-    const limit = this.options.limit;
-    const overLimit = limit !== undefined && offered > limit;
-    if (complete && !overLimit && prefixThatFits(kept, room) === kept.length) {
-      const value = { ...data, result: kept.map((entry) => entry.value) };
-      if (offered > 0) return { value };
-      const hint = this.hints.step === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT;
-      return jsonBytes(value) + Buffer.byteLength(hint, "utf8") <= maxBytes ? { value, hint } : { value };
-    }
-    // Kept elements come in Prometheus's order when none was dropped: a cut takes the best-ranked first.
-    const best = complete ? byRank(kept) : kept;
-    const roomWithNote = room - TRUNCATION_RESERVE_BYTES;
-    const count = Math.min(prefixThatFits(best, roomWithNote), limit ?? Number.POSITIVE_INFINITY);
-    const result = best.slice(0, count).map((entry) => entry.value);
-    let thinning: Truncation["thinned"];
-    const top = best[0]?.value ?? this.selected.firstDropped;
-    if (result.length === 0 && isThinnable(top)) {
-      const fitted = thinToFit(top, roomWithNote);
-      if (fitted) {
-        result.push(fitted.series);
-        thinning = {
-          every: fitted.every,
-          points_before: pointsIn(top),
-          points_after: pointsIn(fitted.series),
-        };
+    const whole = this.whole;
+    if (whole !== undefined && odd.length === 0) {
+      const value = { ...this.data, result: whole.values };
+      const limit = this.asked.limit;
+      if (
+        (limit === undefined || whole.values.length <= limit) &&
+        this.fitsWhole(value, whole, budget, layout)
+      ) {
+        if (value.result.length > 0) return { value };
+        const hint = this.asked.range === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT;
+        // The hint is given only where it fits beside the (empty) answer.
+        const withHint = addCost(costOfText(new Measure(layout).whole(value)), costOfText(hint));
+        return fitsIn(withHint, budget) ? { value, hint } : { value };
       }
     }
-
-    const value: Record<string, unknown> = { ...data, result };
-    const truncated: Truncation = {
-      cut_by: overLimit && result.length === limit && !thinning ? "limit" : "size",
-      total: { series: offered, points: this.totalPoints, bytes: this.answerBytes },
-      returned: { series: result.length, points: sumPoints(result), bytes: jsonBytes(value) },
-      order: SERIES_ORDER,
-      ...(thinning ? { thinned: thinning } : {}),
-    };
-    value.truncated = truncated;
-    const candidates = best.map((entry) => entry.value);
-    return { value, note: queryNote(truncated, maxBytes, candidates, this.hints, limit) };
-  }
-}
-
-function byRank<T extends { value: unknown }>(entries: readonly T[]): T[] {
-  const keyed = entries.map((entry) => ({ entry, key: LARGEST_FIRST.keyOf(entry.value) }));
-  // Array.prototype.sort is stable: equal ranks keep Prometheus's order.
-  keyed.sort((a, b) => LARGEST_FIRST.compare(a.key, b.key));
-  return keyed.map(({ entry }) => entry);
-}
-
-function sumPoints(elements: readonly unknown[]): number {
-  let points = 0;
-  for (const element of elements) points += pointsIn(element);
-  return points;
-}
-
-/** The series with every n-th point, n as small as fits `room` bytes; undefined if not even its labels fit. */
-function thinToFit(
-  series: Record<string, unknown>,
-  room: number,
-): { series: Record<string, unknown>; every: number } | undefined {
-  const points = pointsIn(series);
-  const whole = jsonBytes(series);
-  let every = Math.max(2, Math.ceil(whole / Math.max(room, 1)));
-  while (every <= points) {
-    const candidate = thinned(series, every);
-    const bytes = jsonBytes(candidate);
-    if (bytes <= room) return { series: candidate, every };
-    every = Math.max(every + 1, Math.ceil((every * bytes) / Math.max(room, 1)));
-  }
-  const single = thinned(series, points + 1);
-  return jsonBytes(single) <= room ? { series: single, every: points + 1 } : undefined;
-}
-
-function queryNote(
-  truncated: Truncation,
-  maxBytes: number,
-  candidates: readonly unknown[],
-  hints: QueryHints,
-  limit: number | undefined,
-): string {
-  const { total, returned: sent } = truncated;
-  const counts =
-    `${formatCount(total.series ?? 0)} series, ${formatCount(sent.series ?? 0)} returned, the highest values first` +
-    `${hints.step !== undefined ? " (each series ranked by its peak)" : ""}; ` +
-    `${formatCount(total.points ?? 0)} points, ${formatCount(sent.points ?? 0)} returned.`;
-  const why =
-    truncated.cut_by === "limit"
-      ? `Cut to limit=${limit}: ${counts}`
-      : `Cut to fit the result size limit of ${formatCount(maxBytes)} bytes (Prometheus answered ${formatCount(total.bytes ?? 0)} bytes): ${counts}`;
-  const thinnedText = truncated.thinned
-    ? ` The series returned had ${formatCount(truncated.thinned.points_before)} points, more than fit: one point in every ${truncated.thinned.every} was kept (${formatCount(truncated.thinned.points_after)}), so spikes between them may be missing; max_over_time(...) over a larger step keeps the peaks.`
-    : "";
-  return `${why}${thinnedText} ${nextSteps(truncated, candidates, hints, limit)}`;
-}
-
-function nextSteps(
-  truncated: Truncation,
-  candidates: readonly unknown[],
-  hints: QueryHints,
-  limit: number | undefined,
-): string {
-  const query = hints.query.length <= QUOTABLE_QUERY_CHARS ? hints.query : "<query>";
-  const label = groupingLabel(candidates) ?? "<label>";
-  const steps = [
-    `aggregate, e.g. sum by (${label}) (${query})`,
-    `keep the largest series with topk(10, ${query})`,
-    "narrow the label matchers",
-  ];
-  if (hints.step !== undefined) steps.push(`use a larger step than ${hints.step} or a shorter range`);
-  steps.push(
-    truncated.cut_by === "limit"
-      ? `raise limit (now ${limit}; the size limit still applies)`
-      : "pass limit (a number of series) to choose how many to return",
-  );
-  return `To see more: ${steps.join("; ")}.`;
-}
-
-/** The label with the fewest distinct values (at least two) among the best series: a natural `sum by`. */
-function groupingLabel(series: readonly unknown[]): string | undefined {
-  const distinct = new Map<string, Set<unknown>>();
-  for (const element of series) {
-    const metric = isPlainObject(element) ? element.metric : undefined;
-    if (!isPlainObject(metric)) continue;
-    for (const [name, value] of Object.entries(metric)) {
-      if (name === "__name__") continue;
-      const values = distinct.get(name) ?? new Set();
-      values.add(value);
-      distinct.set(name, values);
+    if (whole !== undefined && !this.wholeDescribed) {
+      for (const held of whole.values) this.description.add(held);
+      this.wholeDescribed = true;
     }
+    const value = await describeCut({
+      data: this.data,
+      described: this.description.result(resultType === "vector" ? "sample" : "series"),
+      odd: this.odd,
+      total: this.total,
+      asked: this.asked,
+      budget,
+      layout,
+    });
+    return { value };
   }
-  let best: string | undefined;
-  let fewest = Number.POSITIVE_INFINITY;
-  for (const [name, values] of distinct) {
-    if (values.size >= 2 && values.size < fewest) {
-      best = name;
-      fewest = values.size;
-    }
+
+  private fitsWhole(
+    value: Record<string, unknown>,
+    whole: WholeAnswer,
+    budget: Budget,
+    layout: Layout,
+  ): boolean {
+    const measure = new Measure(layout);
+    // Indented, the whole text is measured: the elements' costs were taken as Prometheus wrote them, compact.
+    if (layout.indent) return fitsIn(measure.of(value), budget);
+    const skeleton = measure.of({ ...this.data, result: [] });
+    return fitsIn(addCost(skeleton, whole.cost), budget);
   }
-  return best ?? distinct.keys().next().value;
 }

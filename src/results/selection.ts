@@ -1,3 +1,5 @@
+import type { Budget, Cost } from "./fit.js";
+
 /** How a selection orders its elements: the one kept first has the smaller key under `compare`. */
 export interface Ranking<T, K> {
   keyOf(value: T): K;
@@ -6,29 +8,25 @@ export interface Ranking<T, K> {
 }
 
 export interface SelectionLimits {
-  /** Most bytes the kept elements may add up to. */
-  maxBytes: number;
+  /** What the kept elements may add up to. */
+  budget: Budget;
   /** Most elements kept (a caller's `limit`); undefined for no limit. */
   maxCount?: number | undefined;
 }
 
 interface Candidate<T, K> {
   value: T;
-  bytes: number;
+  cost: Cost;
   arrival: number;
   key: K;
 }
 
 /** What a selection kept of everything offered to it. */
 export interface Selected<T> {
-  /** In order of arrival when nothing was dropped, else in rank order (best first); with their bytes. */
-  kept: Array<{ value: T; bytes: number }>;
-  keptBytes: number;
-  /** Elements offered, and their bytes. */
+  /** In order of arrival when nothing was dropped, else in rank order (best first); with their costs. */
+  kept: Array<{ value: T; cost: Cost }>;
+  /** Elements offered. */
   offered: number;
-  offeredBytes: number;
-  /** The best-ranked element that was dropped: the one to thin when nothing else could be kept. */
-  firstDropped: T | undefined;
 }
 
 /**
@@ -41,46 +39,50 @@ export interface Selected<T> {
  *
  * @example
  * ```ts
- * const names = new Selection({ maxBytes: 100 }, { keyOf: (n: string) => n, compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0) });
- * for (const name of stream) names.offer(name, name.length + 3);
- * names.result().kept; // the alphabetically first names (with their sizes) that fit in 100 bytes
+ * const byName = { keyOf: (n: string) => n, compare: (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) };
+ * const names = new Selection({ budget: { tokens: 50, bytes: 100 } }, byName);
+ * for (const name of stream) names.offer(name, { tokens: 3, bytes: name.length + 3 });
+ * names.result().kept; // the alphabetically first names (with their costs) that fit 50 tokens and 100 bytes
  * ```
  */
 export class Selection<T, K> {
   private readonly arrivals: T[] = [];
-  private readonly arrivalBytes: number[] = [];
+  private readonly arrivalCosts: Cost[] = [];
   private heap: Candidate<T, K>[] | undefined;
   private bar: Candidate<T, K> | undefined;
+  private keptTokens = 0;
   private keptBytes = 0;
   private offered = 0;
-  private offeredBytes = 0;
 
   constructor(
     private readonly limits: SelectionLimits,
     private readonly ranking: Ranking<T, K>,
   ) {}
 
-  offer(value: T, bytes: number): void {
+  offer(value: T, cost: Cost): void {
     const arrival = this.offered++;
-    this.offeredBytes += bytes;
+    this.keptTokens += cost.tokens;
+    this.keptBytes += cost.bytes;
     if (this.heap === undefined) {
       this.arrivals.push(value);
-      this.arrivalBytes.push(bytes);
-      this.keptBytes += bytes;
+      this.arrivalCosts.push(cost);
       if (this.fits()) return;
       this.heap = this.arrivals.map((kept, index) =>
-        this.candidate(kept, this.arrivalBytes[index] ?? 0, index),
+        this.candidate(kept, this.arrivalCosts[index] as Cost, index),
       );
       this.arrivals.length = 0;
-      this.arrivalBytes.length = 0;
+      this.arrivalCosts.length = 0;
       for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
       this.evictUntilFits();
       return;
     }
-    const candidate = this.candidate(value, bytes, arrival);
-    if (this.bar !== undefined && this.before(this.bar, candidate)) return;
+    const candidate = this.candidate(value, cost, arrival);
+    if (this.bar !== undefined && this.before(this.bar, candidate)) {
+      this.keptTokens -= cost.tokens;
+      this.keptBytes -= cost.bytes;
+      return;
+    }
     this.heap.push(candidate);
-    this.keptBytes += bytes;
     this.siftUp(this.heap.length - 1);
     this.evictUntilFits();
   }
@@ -88,17 +90,11 @@ export class Selection<T, K> {
   result(): Selected<T> {
     const kept =
       this.heap === undefined
-        ? this.arrivals.map((value, index) => ({ value, bytes: this.arrivalBytes[index] ?? 0 }))
+        ? this.arrivals.map((value, index) => ({ value, cost: this.arrivalCosts[index] as Cost }))
         : [...this.heap]
             .sort((a, b) => (this.before(a, b) ? -1 : 1))
-            .map(({ value, bytes }) => ({ value, bytes }));
-    return {
-      kept,
-      keptBytes: this.keptBytes,
-      offered: this.offered,
-      offeredBytes: this.offeredBytes,
-      firstDropped: this.bar?.value,
-    };
+            .map(({ value, cost }) => ({ value, cost }));
+    return { kept, offered: this.offered };
   }
 
   private count(): number {
@@ -106,8 +102,12 @@ export class Selection<T, K> {
   }
 
   private fits(): boolean {
-    const { maxBytes, maxCount } = this.limits;
-    return this.keptBytes <= maxBytes && (maxCount === undefined || this.count() <= maxCount);
+    const { budget, maxCount } = this.limits;
+    return (
+      this.keptTokens <= budget.tokens &&
+      this.keptBytes <= budget.bytes &&
+      (maxCount === undefined || this.count() <= maxCount)
+    );
   }
 
   private evictUntilFits(): void {
@@ -120,14 +120,15 @@ export class Selection<T, K> {
         heap[0] = last;
         this.siftDown(0);
       }
-      this.keptBytes -= worst.bytes;
+      this.keptTokens -= worst.cost.tokens;
+      this.keptBytes -= worst.cost.bytes;
       // The heap's worst still ranks above every element dropped before it.
       this.bar = worst;
     }
   }
 
-  private candidate(value: T, bytes: number, arrival: number): Candidate<T, K> {
-    return { value, bytes, arrival, key: this.ranking.keyOf(value) };
+  private candidate(value: T, cost: Cost, arrival: number): Candidate<T, K> {
+    return { value, cost, arrival, key: this.ranking.keyOf(value) };
   }
 
   /** True when `a` ranks before `b`. */

@@ -1,55 +1,26 @@
 import { isPlainObject } from "../json.js";
-import type { Ranking } from "./selection.js";
+import { parseSample } from "./numbers.js";
 
 /**
  * Facts about the elements of a Prometheus query result (`data.result`): a vector's samples
  * (`{metric, value}` or `{metric, histogram}`), a matrix's series (`{metric, values}` and/or
  * `{metric, histograms}`), or a scalar's / string's `[time, value]` pair. Anything else is carried
- * as it is and ranked last.
+ * as it is.
  */
 
-/** Prometheus writes sample values as strings, with `+Inf`, `-Inf` and `NaN` spelled its own way. */
-function sampleValue(text: unknown): number {
-  if (typeof text !== "string") return Number.NEGATIVE_INFINITY;
-  if (text === "+Inf") return Number.POSITIVE_INFINITY;
-  const value = Number.parseFloat(text);
-  return Number.isNaN(value) ? Number.NEGATIVE_INFINITY : value;
+/** A vector sample, its value read: a float's, or a native histogram's observation count. */
+export interface Sample {
+  metric: unknown;
+  time: number;
+  value: number;
 }
 
-/** A native histogram sample `[time, {count, sum, buckets}]` ranks by its count. */
-function histogramValue(sample: unknown): number {
-  if (!Array.isArray(sample)) return Number.NEGATIVE_INFINITY;
-  const histogram = sample[1];
-  return isPlainObject(histogram) ? sampleValue(histogram.count) : Number.NEGATIVE_INFINITY;
+/** A matrix series, checked: every pair of `values` is `[time, "value"]`, of `histograms` `[time, {count, …}]`. */
+export interface Series {
+  metric: unknown;
+  values: ReadonlyArray<[number, string]>;
+  histograms: ReadonlyArray<[number, Record<string, unknown>]>;
 }
-
-function pairValue(sample: unknown): number {
-  return Array.isArray(sample) ? sampleValue(sample[1]) : Number.NEGATIVE_INFINITY;
-}
-
-function peak(samples: unknown, sampleValueOf: (sample: unknown) => number): number {
-  let highest = Number.NEGATIVE_INFINITY;
-  if (!Array.isArray(samples)) return highest;
-  for (const sample of samples) {
-    const value = sampleValueOf(sample);
-    if (value > highest) highest = value;
-  }
-  return highest;
-}
-
-/** The value a series ranks by: a sample's value, or the highest value of a range. */
-export function rankValue(element: unknown): number {
-  if (!isPlainObject(element)) return Number.NEGATIVE_INFINITY;
-  if ("value" in element) return pairValue(element.value);
-  if ("histogram" in element) return histogramValue(element.histogram);
-  return Math.max(peak(element.values, pairValue), peak(element.histograms, histogramValue));
-}
-
-/** Largest first; ties (and values that are not numbers, ranked lowest) keep Prometheus's order. */
-export const LARGEST_FIRST: Ranking<unknown, number> = {
-  keyOf: rankValue,
-  compare: (a, b) => (a === b ? 0 : a > b ? -1 : 1),
-};
 
 /** Samples in one element: 1 for a vector sample, the length of a series' ranges, 0 for anything else. */
 export function pointsIn(element: unknown): number {
@@ -60,17 +31,40 @@ export function pointsIn(element: unknown): number {
   return values + histograms;
 }
 
-/** A series with every `every`-th point of its ranges kept (the first, then every `every`-th after it). */
-export function thinned(series: Record<string, unknown>, every: number): Record<string, unknown> {
-  const keep = (samples: unknown): unknown =>
-    Array.isArray(samples) ? samples.filter((_, index) => index % every === 0) : samples;
-  const out: Record<string, unknown> = { ...series };
-  if ("values" in series) out.values = keep(series.values);
-  if ("histograms" in series) out.histograms = keep(series.histograms);
-  return out;
+/** The element as a vector sample, or undefined when it is not one Prometheus would send. */
+export function asSample(element: unknown): Sample | undefined {
+  if (!isPlainObject(element) || "values" in element || "histograms" in element) return undefined;
+  const { metric, value, histogram } = element;
+  if ("value" in element)
+    return isFloatPair(value) ? { metric, time: value[0], value: parseSample(value[1]) } : undefined;
+  return isHistogramPair(histogram)
+    ? { metric, time: histogram[0], value: histogramValue(histogram[1]) }
+    : undefined;
 }
 
-/** True for a matrix series whose points can be thinned. */
-export function isThinnable(element: unknown): element is Record<string, unknown> {
-  return isPlainObject(element) && pointsIn(element) > 1 && !("value" in element || "histogram" in element);
+/** The element as a matrix series, or undefined when it is not one Prometheus would send. */
+export function asSeries(element: unknown): Series | undefined {
+  if (!isPlainObject(element) || "value" in element || "histogram" in element) return undefined;
+  if (!("values" in element || "histograms" in element)) return undefined;
+  const { metric, values = [], histograms = [] } = element;
+  if (!Array.isArray(values) || !values.every(isFloatPair)) return undefined;
+  if (!Array.isArray(histograms) || !histograms.every(isHistogramPair)) return undefined;
+  return { metric, values, histograms };
+}
+
+/** A native histogram's value: its observation count. */
+export function histogramValue(histogram: Record<string, unknown>): number {
+  return parseSample(histogram.count);
+}
+
+function isFloatPair(pair: unknown): pair is [number, string] {
+  return Array.isArray(pair) && pair.length === 2 && isTime(pair[0]) && typeof pair[1] === "string";
+}
+
+function isHistogramPair(pair: unknown): pair is [number, Record<string, unknown>] {
+  return Array.isArray(pair) && pair.length === 2 && isTime(pair[0]) && isPlainObject(pair[1]);
+}
+
+function isTime(time: unknown): time is number {
+  return typeof time === "number" && Number.isFinite(time);
 }

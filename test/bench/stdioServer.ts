@@ -8,6 +8,7 @@ import { renderToolResult } from "../../src/server.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";
+import { DEFAULT_BUDGET } from "../support/toolCall.js";
 
 const settings: ToolSettings = {
   prometheusUrl: process.env.PROMETHEUS_URL,
@@ -29,8 +30,8 @@ for (const tool of tools) {
       annotations: tool.annotations,
     },
     async (args: Record<string, unknown>) => {
-      const call = { settings, upstream, context: testContext(10_000), maxResultBytes: 100_000 };
-      return renderToolResult(await tool.run(args, call), call.maxResultBytes);
+      const call = { settings, upstream, context: testContext(10_000), budget: DEFAULT_BUDGET };
+      return renderToolResult(await tool.run(args, call), call.budget);
     },
   );
 }

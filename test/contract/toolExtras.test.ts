@@ -10,7 +10,7 @@ import { closeServer, listenLoopback } from "../support/net.js";
 // and `now-<duration>` times as they reach Prometheus.
 
 const PYTHON_KEYS = ["prometheus_url", "aws_region", "aws_profile", "service_name"];
-const EXTRA_KEYS = ["auth_mode", "server_time", "result_budget_bytes"];
+const EXTRA_KEYS = ["auth_mode", "server_time", "result_budget_bytes", "result_budget_tokens"];
 /** A query the stand-in Prometheus answers with no series. */
 const MATCHES_NOTHING = "no_such_metric";
 
@@ -77,10 +77,14 @@ function sentMs(seconds: string | null): number {
   return Number(match[1]) * 1000 + Number((match[2] ?? "").padEnd(3, "0"));
 }
 
-describe("GetServerInfo: the Python keys, then auth_mode, server_time and result_budget_bytes", () => {
-  it("adds the three keys after the Python keys, in that order; the text is exactly structuredContent", async () => {
+describe("GetServerInfo: the Python keys, then auth_mode, server_time and the result budget", () => {
+  it("adds the four keys after the Python keys, in that order; the text is exactly structuredContent", async () => {
     const before = Date.now();
-    const result = await callOne(localHandler({ MAX_RESULT_BYTES: "50000" }), "GetServerInfo", {});
+    const result = await callOne(
+      localHandler({ MAX_RESULT_BYTES: "50000", MAX_RESULT_TOKENS: "12000" }),
+      "GetServerInfo",
+      {},
+    );
     const after = Date.now();
     const info = result.structuredContent as Record<string, unknown>;
     expect(Object.keys(info)).toStrictEqual([...PYTHON_KEYS, ...EXTRA_KEYS]);
@@ -91,6 +95,7 @@ describe("GetServerInfo: the Python keys, then auth_mode, server_time and result
       service_name: "aps",
       auth_mode: "none",
       result_budget_bytes: 50_000,
+      result_budget_tokens: 12_000,
     });
     const serverTime = info.server_time as string;
     expect(serverTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -100,10 +105,14 @@ describe("GetServerInfo: the Python keys, then auth_mode, server_time and result
     expect(JSON.parse(result.content[0]?.text ?? "")).toStrictEqual(info);
   });
 
-  it("auth_mode is sigv4 by default; the budget is MAX_RESULT_BYTES's default", async () => {
+  it("auth_mode is sigv4 by default; the budget is MAX_RESULT_TOKENS's default and the reply's share in bytes", async () => {
     const info = (await callOne(makeHandler({ PROMETHEUS_URL: prometheusUrl }), "GetServerInfo", {}))
       .structuredContent;
-    expect(info).toMatchObject({ auth_mode: "sigv4", result_budget_bytes: 100_000 });
+    expect(info).toMatchObject({ auth_mode: "sigv4", result_budget_tokens: 20_000 });
+    // One HTTP reply's share of the 6,000,000-byte response: the body is escaped once more, and the
+    // reply carries the text and the structured copy.
+    expect(info?.result_budget_bytes).toBeGreaterThan(900_000);
+    expect(info?.result_budget_bytes).toBeLessThan(1_000_000);
   });
 
   it("result_budget_bytes is the call's own budget: less when a batch of 100 shares the response", async () => {
@@ -189,18 +198,21 @@ describe("a query that matched nothing gets a hint, as a text item of its own", 
     ]);
   });
 
-  it("the hint counts against the result budget and is left out when it does not fit", () => {
+  it("the hint counts against the result budget and is left out when it does not fit", async () => {
     const empty = { resultType: "vector", result: [] };
     const emptyBytes = JSON.stringify(empty).length;
-    const render = (budget: number) =>
-      renderToolResult(
-        new QueryResultCollector({ maxBytes: budget }, { query: "q" }).finish(empty, emptyBytes),
-        budget,
-      ).content.map((item) => (item as { text: string }).text);
+    const render = async (bytes: number) => {
+      const budget = { tokens: 20_000, bytes };
+      const answer = new QueryResultCollector(budget, { query: "q", order: "unusual" }).finish(
+        empty,
+        emptyBytes,
+      );
+      return (await renderToolResult(answer, budget)).content.map((item) => (item as { text: string }).text);
+    };
     const exact = emptyBytes + Buffer.byteLength(EMPTY_INSTANT_HINT);
-    expect(render(exact)).toStrictEqual([JSON.stringify(empty), EMPTY_INSTANT_HINT]);
-    expect(render(exact - 1)).toStrictEqual([JSON.stringify(empty)]);
-    expect(render(emptyBytes)).toStrictEqual([JSON.stringify(empty)]);
+    expect(await render(exact)).toStrictEqual([JSON.stringify(empty), EMPTY_INSTANT_HINT]);
+    expect(await render(exact - 1)).toStrictEqual([JSON.stringify(empty)]);
+    expect(await render(emptyBytes)).toStrictEqual([JSON.stringify(empty)]);
   });
 
   it("a hint is not a truncation: the request's metrics count none", async () => {

@@ -15,7 +15,8 @@ export function localServerFactory(): McpServerFactory {
     upstream: createUpstream(LOCAL_SETTINGS),
     toolFailuresAsErrors: false,
     pythonLayout: false,
-    maxResultBytes: 100_000,
+    maxResultTokens: 20_000,
+    maxResultBytes: undefined,
     onFault: () => undefined,
   });
 }

@@ -140,7 +140,8 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
       service_name: "aps",
       auth_mode: "sigv4",
       server_time: expect.any(String),
-      result_budget_bytes: 100_000,
+      result_budget_bytes: expect.any(Number),
+      result_budget_tokens: 20_000,
     });
     const workspaces = await call("GetAvailableWorkspaces", {});
     expect(workspaces.structuredContent).toMatchObject({

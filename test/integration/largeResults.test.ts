@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { estimateTokens } from "../../src/results/tokens.js";
 import { RESPONSE_LIMIT_BYTES } from "../../src/routes/ceiling.js";
 import { type Handler, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
 import {
@@ -19,14 +20,16 @@ const CPU_BY_POD = {
   end: String(end),
   step: "60s",
 };
-const DEFAULT_BUDGET = 100_000;
+const DEFAULT_TOKENS = 20_000;
 
 interface ToolResult {
   content: { type: string; text: string }[];
   structuredContent: Record<string, unknown> & {
     result?: { metric: Record<string, string>; values?: [number, string][] }[];
     metrics?: string[];
+    series_stats?: { rows: unknown[][]; common_labels: Record<string, string> };
     truncated?: {
+      note: string;
       cut_by: string;
       total: Record<string, number>;
       returned: Record<string, number>;
@@ -39,8 +42,7 @@ interface ToolResult {
 
 /** Bytes of the payload Lambda would send back for this HTTP result. */
 const payloadBytes = (result: HttpResult) => Buffer.byteLength(JSON.stringify(result), "utf8");
-const textBytes = (result: ToolResult) =>
-  result.content.reduce((sum, item) => sum + Buffer.byteLength(item.text, "utf8"), 0);
+const textTokens = (result: ToolResult) => estimateTokens(result.content.map((item) => item.text).join(""));
 
 describe.skipIf(!prometheusAvailable())(
   "large results against a real Prometheus with a day of 300 series",
@@ -73,40 +75,31 @@ describe.skipIf(!prometheusAvailable())(
       return { http, result: (JSON.parse(http.body) as { result: ToolResult }).result };
     }
 
-    it("cuts CPU by pod over a day to the budget: the busiest real series whole, marked, with the totals", async () => {
+    it("cuts CPU by pod over a day to the budget: every pod in series_stats, curves at a coarser step, the note first", async () => {
       const { http, result } = await callTool("ExecuteRangeQuery", CPU_BY_POD);
       expect(result.isError).toBeUndefined();
       expect(payloadBytes(http)).toBeLessThanOrEqual(RESPONSE_LIMIT_BYTES);
-      expect(textBytes(result)).toBeLessThanOrEqual(DEFAULT_BUDGET);
+      expect(textTokens(result)).toBeLessThanOrEqual(DEFAULT_TOKENS);
 
       const data = result.structuredContent;
       const series = data.result ?? [];
-      expect(data.resultType).toBe("matrix");
+      expect(Object.keys(data)).toEqual(["truncated", "resultType", "result", "series_stats"]);
       expect(data.truncated).toMatchObject({
         cut_by: "size",
         total: { series: 300, points: 300 * 1436 },
-        returned: { series: series.length },
+        returned: { series: series.length, rows: 300 },
+        order: "unusual",
       });
       expect(data.truncated?.total.bytes).toBeGreaterThan(10_000_000);
-      // One pod's day at 60 s is ~40 KB of JSON: two fit in the default budget.
-      expect(series.length).toBeGreaterThanOrEqual(2);
-      expect(series.length).toBeLessThan(300);
-      // The busiest pods, busiest first, each exactly as Prometheus has it.
-      const whole = (await prometheusData("query_range", CPU_BY_POD)) as { result: typeof series };
-      const busiest = topPodsByRate(series.length).map((s) => s.labels.pod);
-      expect(series.map((s) => s.metric.pod)).toEqual(busiest);
-      for (const returned of series) {
-        expect(whole.result.find((s) => s.metric.pod === returned.metric.pod)).toEqual(returned);
-      }
-      // The text is the same data, compact; the note says what was cut and what to do.
+      expect(data.series_stats?.rows).toHaveLength(300);
+      expect(series.length).toBeGreaterThanOrEqual(10);
+      for (const curve of series) expect(curve.values?.length).toBeGreaterThanOrEqual(48);
+      // The text is the same data, compact; the note is its first key, and the only text item.
       expect(JSON.parse(result.content[0]?.text ?? "")).toEqual(data);
-      const note = result.content[1]?.text ?? "";
-      expect(note).toContain(`300 series, ${series.length} returned`);
-      expect(note).toMatch(
-        /sum by \((namespace|pod|container)\) \(rate\(container_cpu_usage_seconds_total\[5m\]\)\)/,
-      );
-      expect(note).toContain("topk(10, rate(container_cpu_usage_seconds_total[5m]))");
-      expect(note).toContain("larger step than 60s");
+      expect(result.content).toHaveLength(1);
+      const note = data.truncated?.note ?? "";
+      expect(note).toContain("300 series (430,800 points");
+      expect(note).toMatch(/sum by \(namespace\) \(rate\(container_cpu_usage_seconds_total\[5m\]\)\)/);
     });
 
     it("returns a small answer whole, unmarked, exactly as Prometheus does", async () => {
@@ -117,25 +110,32 @@ describe.skipIf(!prometheusAvailable())(
       expect(result.content).toHaveLength(1);
     });
 
-    it("limit returns exactly that many series, the largest, and says the limit cut them", async () => {
+    it("limit returns exactly that many series, in the asked order, and says the limit cut them", async () => {
       const roomy = makeHandler({
         PROMETHEUS_URL: prometheus.url,
         PROMETHEUS_AUTH: "none",
-        MAX_RESULT_BYTES: "1000000",
+        MAX_RESULT_TOKENS: "2000000",
       });
-      const { result } = await callTool("ExecuteRangeQuery", { ...CPU_BY_POD, limit: 5 }, roomy);
+      const { result } = await callTool(
+        "ExecuteRangeQuery",
+        { ...CPU_BY_POD, limit: 5, order: "highest" },
+        roomy,
+      );
       const series = result.structuredContent.result ?? [];
       expect(series.map((s) => s.metric.pod)).toEqual(topPodsByRate(5).map((s) => s.labels.pod));
       expect(result.structuredContent.truncated).toMatchObject({
         cut_by: "limit",
         total: { series: 300 },
-        returned: { series: 5 },
+        returned: { series: 5, rows: 300 },
       });
-      expect(result.content[1]?.text).toContain("Cut to limit=5: 300 series, 5 returned");
+      expect(result.structuredContent.truncated?.note).toContain(
+        "Cut to limit=5: Prometheus answered 300 series",
+      );
       const instant = await callTool("ExecuteQuery", {
         query: CPU_BY_POD.query,
         time: String(end),
         limit: "3",
+        order: "highest",
       });
       expect(instant.result.structuredContent.result?.map((s) => s.metric.pod)).toEqual(
         topPodsByRate(3).map((s) => s.labels.pod),
@@ -156,7 +156,11 @@ describe.skipIf(!prometheusAvailable())(
         params: { name: "ExecuteRangeQuery", arguments: { ...CPU_BY_POD, step: `${60 + id}s` } },
       }));
       const http = await postMcp(
-        makeHandler({ PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none", MAX_RESULT_BYTES: "2000000" }),
+        makeHandler({
+          PROMETHEUS_URL: prometheus.url,
+          PROMETHEUS_AUTH: "none",
+          MAX_RESULT_TOKENS: "2000000",
+        }),
         batch,
       );
       expect(http.statusCode).toBe(200);
@@ -168,6 +172,7 @@ describe.skipIf(!prometheusAvailable())(
         expect(result.isError).toBeUndefined();
         expect(result.structuredContent.truncated?.total.series).toBe(300);
         expect(result.structuredContent.result?.length).toBeGreaterThan(0);
+        expect(result.structuredContent.series_stats?.rows.length).toBeGreaterThan(0);
       }
     });
 
@@ -179,22 +184,31 @@ describe.skipIf(!prometheusAvailable())(
       });
       const { result } = await callTool("ExecuteRangeQuery", CPU_BY_POD, compat);
       expect(result.content[0]?.text).toBe(JSON.stringify(result.structuredContent, null, 2));
-      expect(textBytes(result)).toBeLessThanOrEqual(DEFAULT_BUDGET);
-      expect(result.structuredContent.truncated?.total.series).toBe(300);
+      expect(textTokens(result)).toBeLessThanOrEqual(DEFAULT_TOKENS);
+      expect(result.structuredContent.truncated).toMatchObject({ total: { series: 300 }, order: "highest" });
+      // The busiest pods first, as the Python Lambda's callers expect of a cut.
+      expect(result.structuredContent.result?.[0]?.metric.pod).toBe(topPodsByRate(1)[0]?.labels.pod);
+      expect(result.structuredContent.result?.length).toBeGreaterThanOrEqual(10);
     });
 
     it("bounds ListMetrics with 20,002 names and marks it; limit takes the first names", async () => {
       const names = largeMetricNames();
       const { result } = await callTool("ListMetrics", {});
       const metrics = result.structuredContent.metrics ?? [];
-      expect(textBytes(result)).toBeLessThanOrEqual(DEFAULT_BUDGET);
+      expect(textTokens(result)).toBeLessThanOrEqual(DEFAULT_TOKENS);
+      expect(Object.keys(result.structuredContent)).toEqual(["truncated", "metrics"]);
       expect(metrics).toEqual(names.slice(0, metrics.length));
       expect(result.structuredContent.truncated).toMatchObject({
         cut_by: "size",
         total: { names: names.length },
         returned: { names: metrics.length },
       });
-      expect(result.content[1]?.text).toContain(`${names.length.toLocaleString("en-US")} metric names`);
+      const note = result.structuredContent.truncated?.note ?? "";
+      expect(note).toContain(`${names.length.toLocaleString("en-US")} metric names`);
+      // Advice names a filter by family, never a smaller limit.
+      expect(note).toContain("synthetic_ (20,000)");
+      expect(note).toContain('group by (__name__) ({__name__=~"synthetic_.*"})');
+      expect(note).not.toMatch(/smaller limit/);
 
       // Prometheus 2.42 ignores `limit` on label values: the whole list arrives and is cut here.
       const limited = await callTool("ListMetrics", { limit: "10" });

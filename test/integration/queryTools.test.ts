@@ -232,7 +232,8 @@ describe.skipIf(!prometheusAvailable())(
           service_name: "aps",
           auth_mode: "sigv4",
           server_time: expect.any(String),
-          result_budget_bytes: 100_000,
+          result_budget_bytes: 1_000_000,
+          result_budget_tokens: 20_000,
         });
         expect(Object.keys(info as object)).toEqual([
           "prometheus_url",
@@ -242,6 +243,7 @@ describe.skipIf(!prometheusAvailable())(
           "auth_mode",
           "server_time",
           "result_budget_bytes",
+          "result_budget_tokens",
         ]);
         expect(proxy.requests).toHaveLength(0);
       });
@@ -284,7 +286,8 @@ describe.skipIf(!prometheusAvailable())(
           service_name: "aps",
           auth_mode: "sigv4",
           server_time: expect.any(String),
-          result_budget_bytes: 100_000,
+          result_budget_bytes: 1_000_000,
+          result_budget_tokens: 20_000,
         });
       });
     });

@@ -31,20 +31,20 @@ describe("tool definitions", () => {
     [
       "ExecuteQuery",
       ExecuteQuery,
-      ["workspace_id", "query", "time", "region", "profile", "limit"],
+      ["workspace_id", "query", "time", "region", "profile", "limit", "order"],
       ["query"],
     ],
     [
       "ExecuteRangeQuery",
       ExecuteRangeQuery,
-      ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit"],
+      ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit", "order"],
       ["query", "start", "end", "step"],
     ],
     ["ListMetrics", ListMetrics, ["workspace_id", "region", "profile", "limit"], []],
     ["GetServerInfo", GetServerInfo, ["workspace_id", "region", "profile"], []],
     ["GetAvailableWorkspaces", GetAvailableWorkspaces, ["region", "profile"], []],
   ] as [string, Tool, string[], string[]][])(
-    "%s has the Python parameter names and required set (and our optional limit last)",
+    "%s has the Python parameter names and required set (and our optional limit and order last)",
     (name, tool, names, required) => {
       expect(tool.name).toBe(name);
       const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as {
@@ -196,7 +196,8 @@ describe("tool behaviour without any server", () => {
       service_name: "aps",
       auth_mode: "sigv4",
       server_time: expect.any(String),
-      result_budget_bytes: 100_000,
+      result_budget_bytes: 1_000_000,
+      result_budget_tokens: 20_000,
     });
   });
 

@@ -144,11 +144,12 @@ function expectedSplit(text: string): { elements: unknown[]; skeleton: unknown }
 
 /**
  * Pushes each chunk through one reused buffer that is scribbled over after every push, so any
- * element or skeleton byte the scanner kept by reference would show up corrupted.
+ * skeleton byte or element part the scanner kept by reference would show up corrupted. Elements are
+ * handed over valid during the call only: they are copied there, as a caller that keeps them does.
  */
 function scan(chunks: readonly Uint8Array[], options?: AnswerScannerOptions) {
   const kept: Uint8Array[] = [];
-  const scanner = new AnswerScanner((bytes) => kept.push(bytes), options);
+  const scanner = new AnswerScanner((bytes) => kept.push(bytes.slice()), options);
   const scratch = new Uint8Array(Math.max(1, ...chunks.map((chunk) => chunk.length)));
   for (const chunk of chunks) {
     scratch.set(chunk);

@@ -1,224 +1,400 @@
-import { fc, test } from "@fast-check/vitest";
-import { describe, expect } from "vitest";
+import { fc } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import type { Budget } from "../../src/results/fit.js";
 import { MetricNamesCollector } from "../../src/results/metricNames.js";
-import { EMPTY_RANGE_HINT, QueryResultCollector } from "../../src/results/queryResult.js";
+import { parseSample, rounded } from "../../src/results/numbers.js";
+import type { QueryAsked } from "../../src/results/queryResult.js";
+import type { Order } from "../../src/results/ranking.js";
 import { type Ranking, Selection } from "../../src/results/selection.js";
-import { rankValue } from "../../src/results/series.js";
+import { estimateTokens } from "../../src/results/tokens.js";
 import { renderToolResult } from "../../src/server.js";
+import {
+  type CutValue,
+  matrixAnswer,
+  plainStats,
+  type QueryData,
+  type RangeSeries,
+  rendered,
+  sameStatistic,
+  tableValue,
+  vectorAnswer,
+} from "../support/cutResults.js";
 
-const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
+const RANGE = { start: 1_700_000_000, end: 1_700_000_000 + 3600 * 6, step: 60 };
+const TIME = 1_700_000_000;
+const budgets = fc.record({
+  tokens: fc.integer({ min: 1_000, max: 12_000 }),
+  bytes: fc.oneof(fc.constant(1_000_000), fc.integer({ min: 4_000, max: 60_000 })),
+});
+const orders = fc.constantFrom<Order>("unusual", "highest", "lowest");
 
-/** What a client sees: the text items, the JSON of the first, and structuredContent. */
-function rendered(result: Parameters<typeof renderToolResult>[0], budget: number, indent?: number) {
-  const out = renderToolResult(result, budget, indent);
-  const texts = out.content.map((item) => (item as { text: string }).text);
-  return {
-    texts,
-    json: JSON.parse(texts[0] as string) as Record<string, unknown>,
-    structured: out.structuredContent,
-  };
+/** Runs a property, then checks that the branches it asserts in ran at least `min` times each. */
+function checkBranches<Ts extends [unknown, ...unknown[]]>(
+  property: fc.IAsyncPropertyWithHooks<Ts>,
+  runs: number,
+  counts: Record<string, number>,
+  min = 5,
+): Promise<void> {
+  return fc.assert(property, { numRuns: runs }).then(() => {
+    for (const [branch, count] of Object.entries(counts))
+      expect(count, `branch "${branch}" ran`).toBeGreaterThanOrEqual(min);
+  });
 }
 
-// Prometheus's sample values, and values no Prometheus sends (the cut must survive them too).
-const sampleValue = fc.oneof(
-  fc.double({ noNaN: true }).map(String),
-  fc.constantFrom("NaN", "+Inf", "-Inf", "0", "1e308"),
-  fc.string({ maxLength: 6 }),
-);
-const labels = fc.dictionary(
-  fc.oneof(fc.constantFrom("__name__", "job", "pod", "namespace"), fc.string({ minLength: 1, maxLength: 6 })),
-  fc.string({ maxLength: 30 }),
-  { maxKeys: 5 },
-);
-const time = fc.oneof(
-  fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
-  fc.double({ min: 0, max: 2e9, noNaN: true }),
-);
-const pair = fc.tuple(time, sampleValue);
-const histogram = fc.tuple(time, fc.record({ count: sampleValue, sum: sampleValue }));
-const vectorSample = fc.oneof(
-  fc.record({ metric: labels, value: pair }),
-  fc.record({ metric: labels, histogram }),
-);
-const matrixSeries = fc.oneof(
-  fc.record({ metric: labels, values: fc.array(pair, { maxLength: 120 }) }),
-  fc.record({ metric: labels, histograms: fc.array(histogram, { maxLength: 20 }) }),
-  fc.record({
-    metric: labels,
-    values: fc.array(pair, { maxLength: 40 }),
-    histograms: fc.array(histogram, { maxLength: 5 }),
-  }),
-);
-/** Any element at all: the cut must carry shapes it does not understand as they are. */
-const oddElement = fc.oneof(
-  fc.jsonValue({ maxDepth: 2 }),
-  fc.record({ metric: fc.jsonValue({ maxDepth: 1 }) }),
-);
-
-const queryAnswer = fc.oneof(
-  fc.record({
-    resultType: fc.constant("vector"),
-    result: fc.array(fc.oneof({ weight: 9, arbitrary: vectorSample }, { weight: 1, arbitrary: oddElement }), {
-      maxLength: 120,
-    }),
-  }),
-  fc.record({
-    resultType: fc.constant("matrix"),
-    result: fc.array(fc.oneof({ weight: 9, arbitrary: matrixSeries }, { weight: 1, arbitrary: oddElement }), {
-      maxLength: 60,
-    }),
-  }),
-  fc.record({ resultType: fc.constant("scalar"), result: pair }),
-  fc.record({ resultType: fc.constant("string"), result: fc.tuple(time, fc.string({ maxLength: 200 })) }),
-);
-
-function collect(data: { resultType: string; result: readonly unknown[] }, budget: number, limit?: number) {
-  const collector = new QueryResultCollector({ maxBytes: budget, limit }, { query: "q", step: "60s" });
-  for (const element of data.result) collector.element(element, bytesOf(element));
-  return collector.finish({ ...data, result: [] }, bytesOf(data));
+/** Every series of the answer, keyed by its labels as JSON (key order as Prometheus sent them). */
+function byLabels(data: QueryData): Map<string, RangeSeries> {
+  const map = new Map<string, RangeSeries>();
+  for (const series of data.result as RangeSeries[]) map.set(labelsKey(series.metric), series);
+  return map;
 }
 
-/** Reference ranking: by rankValue, largest first, ties in the order given. */
-function ranked(elements: readonly unknown[]): number[] {
-  return elements
-    .map((element, index) => ({ index, rank: rankValue(element) }))
-    .sort((a, b) => (a.rank === b.rank ? a.index - b.index : a.rank > b.rank ? -1 : 1))
-    .map((entry) => entry.index);
+function labelsKey(labels: Record<string, unknown>): string {
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-describe("cutting a query result to a budget", () => {
-  test.prop(
-    [
-      queryAnswer,
-      fc.integer({ min: 1_000, max: 60_000 }),
-      fc.option(fc.integer({ min: 1, max: 80 }), { nil: undefined }),
-      fc.boolean(),
-    ],
-    { numRuns: 300 },
-  )(
-    "stays valid, within budget, the best-ranked real series, marked truncated exactly when cut",
-    (data, budget, limit, indented) => {
-      const { texts, json, structured } = rendered(
-        collect(data, budget, limit),
-        budget,
-        indented ? 2 : undefined,
-      );
-      // The text is the structured result, as JSON; the note (if any) is a second item.
+/** The series of a row: its labels merged with the table's common labels. */
+function rowLabels(value: CutValue, row: unknown[]): Record<string, unknown> {
+  return { ...value.series_stats?.common_labels, ...(row[0] as Record<string, unknown>) };
+}
+
+describe("a cut range result", () => {
+  it("stays within the budget, says so first, and its table reconstructs and describes every series exactly", async () => {
+    const counts = { cut: 0, whole: 0, tableWhole: 0, tableCut: 0 };
+    const property = fc.asyncProperty(matrixAnswer(RANGE), budgets, orders, async (data, budget, order) => {
+      const asked: QueryAsked = { query: "metric_total", range: RANGE, order };
+      const { texts, json, structured } = await rendered(data, budget, asked);
       expect(json).toEqual(structured);
-      expect(json.resultType).toBe(data.resultType);
-      const result = json.result as unknown[];
-
-      if (data.resultType === "scalar" || data.resultType === "string") {
-        expect(result).toEqual(data.result);
-        expect(json.truncated).toBeUndefined();
+      expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
+      expect(Buffer.byteLength(texts.join(""))).toBeLessThanOrEqual(budget.bytes);
+      if (json.truncated === undefined) {
+        counts.whole++;
+        expect(json).toEqual(data);
         return;
       }
-      const total = texts.reduce((sum, text) => sum + Buffer.byteLength(text, "utf8"), 0);
-      expect(total).toBeLessThanOrEqual(budget);
+      counts.cut++;
+      // The marker and its note come first: a client trimming the text from the end keeps them.
+      expect(texts[0]?.startsWith('{"truncated":{"note":"')).toBe(true);
+      expect(texts).toHaveLength(1);
+      const table = json.series_stats;
+      if (table === undefined) throw new Error("a cut range result has series_stats");
+      expect(table.columns).toEqual(["labels", "min", "max", "avg", "last", "samples", "max_at"]);
+      const series = byLabels(data);
+      const missing = json.truncated.rows_missing ?? 0;
+      expect(table.rows.length + missing).toBe(data.result.length);
+      if (missing === 0) counts.tableWhole++;
+      else counts.tableCut++;
+      const seen = new Set<string>();
+      for (const row of table.rows) {
+        const key = labelsKey(rowLabels(json, row));
+        const original = series.get(key);
+        if (original === undefined) throw new Error(`row ${key} names no series`);
+        expect(seen.has(key)).toBe(false);
+        seen.add(key);
+        const want = plainStats(original.values);
+        const [, min, max, avg, last, samples, maxAt] = row;
+        expect(sameStatistic(tableValue(min), want.min)).toBe(true);
+        expect(sameStatistic(tableValue(max), want.max)).toBe(true);
+        expect(sameStatistic(tableValue(avg), want.avg, 1e-9)).toBe(true);
+        expect(sameStatistic(tableValue(last), want.last)).toBe(true);
+        expect(samples).toBe(want.samples);
+        expect(maxAt).toBe(Number.isNaN(want.maxAt) ? null : want.maxAt);
+      }
+    });
+    await checkBranches(property, 250, counts);
+  }, 120_000);
 
-      const cut = json.truncated as
-        | { total: Record<string, number>; returned: Record<string, number>; thinned?: { every: number } }
-        | undefined;
-      if (cut === undefined) {
-        expect(result).toEqual(data.result);
-        // A query that matched nothing gets a hint after its JSON, except in the Python layout.
-        const hinted = result.length === 0 && !indented;
-        expect(texts).toEqual(hinted ? [texts[0], EMPTY_RANGE_HINT] : [texts[0]]);
-        return;
-      }
-      expect(texts).toHaveLength(2);
-      expect(cut.total.series).toBe(data.result.length);
-      expect(cut.returned.series).toBe(result.length);
-      if (limit !== undefined) expect(result.length).toBeLessThanOrEqual(limit);
-      // The returned series are the first of the ranking, in its order: whole, or the top one thinned.
-      const order = ranked(data.result);
-      if (cut.thinned) {
-        expect(result).toHaveLength(1);
-        const top = data.result[order[0] as number] as {
-          metric: unknown;
-          values?: unknown[];
-          histograms?: unknown[];
-        };
-        const [only] = result as Array<typeof top>;
-        expect(only?.metric).toEqual(top.metric);
-        expect(only?.values).toEqual(top.values?.filter((_, i) => i % (cut.thinned?.every ?? 1) === 0));
-      } else {
-        expect(result).toEqual(order.slice(0, result.length).map((index) => data.result[index]));
-        expect(result.length < data.result.length).toBe(true);
-      }
-    },
-  );
+  it("keeps every returned curve's bucket extremes: each bucket's min and max are points of it, at their times", async () => {
+    const counts = { downsampled: 0, full: 0 };
+    // Six hours at 60 s is more steps than a curve keeps; one hour fits whole.
+    const ranges = fc.constantFrom(RANGE, { ...RANGE, end: RANGE.start + 3600 });
+    const answers = ranges.chain((range) => fc.tuple(fc.constant(range), matrixAnswer(range, 12)));
+    const property = fc.asyncProperty(
+      answers,
+      fc.integer({ min: 2_000, max: 8_000 }),
+      async ([range, data], tokens) => {
+        const { json } = await rendered(
+          data,
+          { tokens, bytes: 1_000_000 },
+          { query: "m", range, order: "unusual" },
+        );
+        if (json.truncated === undefined) return;
+        const width = json.truncated.downsampled?.returned_step_seconds ?? range.step;
+        if (json.truncated.downsampled) counts.downsampled++;
+        else counts.full++;
+        const series = byLabels(data);
+        for (const curve of json.result as RangeSeries[]) {
+          const original = series.get(labelsKey(curve.metric));
+          if (original === undefined) throw new Error("a curve names no series");
+          // Every point is a real sample, its value rounded.
+          const real = new Set(original.values.map(([time, value]) => `${time} ${roundedText(value)}`));
+          for (const [time, value] of curve.values) expect(real.has(`${time} ${value}`)).toBe(true);
+          const buckets = new Map<number, Array<[number, number]>>();
+          for (const [time, text] of original.values) {
+            const value = parseSample(text);
+            if (Number.isNaN(value)) continue;
+            const bucket = Math.floor((time - range.start) / width);
+            buckets.set(bucket, [...(buckets.get(bucket) ?? []), [time, value]]);
+          }
+          for (const samples of buckets.values()) {
+            const low = Math.min(...samples.map(([, value]) => value));
+            const high = Math.max(...samples.map(([, value]) => value));
+            const shown = curve.values.filter(([time]) => samples.some(([t]) => t === time));
+            expect(shown.some(([, value]) => parseSample(value) === rounded(low))).toBe(true);
+            expect(shown.some(([, value]) => parseSample(value) === rounded(high))).toBe(true);
+          }
+          // The series' last sample ends its curve.
+          expect(curve.values.at(-1)?.[0]).toBe(original.values.at(-1)?.[0]);
+          // Not downsampled, a curve has every sample but NaN ones (gaps), and its last whatever it is.
+          if (!json.truncated.downsampled) {
+            const shown = original.values.filter(
+              ([, v], i) => v !== "NaN" || i === original.values.length - 1,
+            );
+            expect(curve.values.length).toBe(shown.length);
+          }
+        }
+      },
+    );
+    await checkBranches(property, 150, counts, 3);
+  }, 120_000);
+});
+
+function roundedText(text: string): string {
+  const value = parseSample(text);
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "+Inf" : "-Inf";
+  return String(rounded(value));
+}
+
+describe("the order of a cut", () => {
+  /** A group of series around a typical level, and one planted far above or below it. */
+  const planted = fc.record({
+    size: fc.integer({ min: 12, max: 60 }),
+    level: fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+    spread: fc.double({ min: 0, max: 1, noNaN: true }),
+    seed: fc.integer(),
+    up: fc.boolean(),
+    at: fc.nat(),
+  });
+
+  it("unusual puts a planted outlier first in either direction, in the table and in result", async () => {
+    const counts = { up: 0, down: 0 };
+    const property = fc.asyncProperty(planted, fc.boolean(), async (plant, instant) => {
+      const { size, level, spread, up } = plant;
+      const random = mulberry(plant.seed);
+      const scale = Math.max(1, Math.abs(level)) * (spread + 0.01);
+      const outlier = plant.at % size;
+      const value = (index: number, step: number) =>
+        index === outlier
+          ? level + (up ? 50 : -50) * scale
+          : level + (random() - 0.5) * scale * (1 + 0.1 * Math.sin(step));
+      const data: QueryData = instant
+        ? {
+            resultType: "vector",
+            result: Array.from({ length: size }, (_, index) => ({
+              metric: { pod: `pod-${index}` },
+              value: [TIME, String(value(index, 0))],
+            })),
+          }
+        : {
+            resultType: "matrix",
+            result: Array.from({ length: size }, (_, index) => ({
+              metric: { pod: `pod-${index}` },
+              values: Array.from({ length: 361 }, (_, step): [number, string] => [
+                RANGE.start + step * RANGE.step,
+                String(value(index, step)),
+              ]),
+            })),
+          };
+      // Tight enough that a vector of a dozen samples is cut too.
+      const budget = { tokens: instant ? 300 : 4_000, bytes: 1_000_000 };
+      const asked: QueryAsked = instant
+        ? { query: "q", time: TIME, order: "unusual", limit: 3 }
+        : { query: "q", range: RANGE, order: "unusual" };
+      const { json } = await rendered(data, budget, asked);
+      if (json.truncated === undefined) throw new Error("the planted group was not cut");
+      if (up) counts.up++;
+      else counts.down++;
+      const first = json.result[0] as { metric: { pod: string } };
+      expect(first.metric.pod).toBe(`pod-${outlier}`);
+      expect(rowLabels(json, json.series_stats?.rows[0] ?? []).pod).toBe(`pod-${outlier}`);
+    });
+    await checkBranches(property, 120, counts);
+  }, 120_000);
+
+  it("highest and lowest rank by peak and by dip; ties and NaN keep Prometheus's order, NaN last", async () => {
+    const property = fc.asyncProperty(
+      matrixAnswer(RANGE, 25),
+      fc.constantFrom<Order>("highest", "lowest"),
+      async (data, order) => {
+        const { json } = await rendered(
+          data,
+          { tokens: 3_000, bytes: 1_000_000 },
+          { query: "m", range: RANGE, order },
+        );
+        if (json.truncated === undefined) return;
+        const keyOf = (row: unknown[]) => (order === "highest" ? tableValue(row[2]) : -tableValue(row[1]));
+        const keys = (json.series_stats?.rows ?? []).map(keyOf);
+        for (let i = 1; i < keys.length; i++) {
+          const [a, b] = [keys[i - 1] as number, keys[i] as number];
+          if (Number.isNaN(a)) expect(Number.isNaN(b)).toBe(true);
+          else if (!Number.isNaN(b)) expect(a).toBeGreaterThanOrEqual(b);
+        }
+      },
+    );
+    await fc.assert(property, { numRuns: 100 });
+  }, 60_000);
+});
+
+describe("a cut instant vector", () => {
+  it("has every sample in the table (value, labels), the first in order whole in result, within the budget", async () => {
+    const counts = { cut: 0, limited: 0 };
+    const property = fc.asyncProperty(
+      vectorAnswer(TIME),
+      budgets,
+      fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
+      async (data, budget, limit) => {
+        const { texts, json } = await rendered(data, budget, {
+          query: "up",
+          time: TIME,
+          order: "unusual",
+          limit,
+        });
+        expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
+        if (json.truncated === undefined) {
+          expect(json).toEqual(data);
+          return;
+        }
+        counts.cut++;
+        if (json.truncated.cut_by === "limit") counts.limited++;
+        if (limit !== undefined) expect(json.result.length).toBeLessThanOrEqual(limit);
+        // Samples in result are Prometheus's, untouched.
+        for (const sample of json.result) expect(data.result).toContainEqual(sample);
+        const table = json.series_stats;
+        if (table === undefined) throw new Error("a cut vector has series_stats");
+        expect(table.columns).toEqual(["labels", "value"]);
+        expect(table.rows.length + (json.truncated.rows_missing ?? 0)).toBe(data.result.length);
+        const samples = new Map(
+          (data.result as unknown as Array<{ metric: Record<string, string>; value: [number, string] }>).map(
+            (s) => [labelsKey(s.metric), s.value[1]],
+          ),
+        );
+        for (const row of table.rows) {
+          const text = samples.get(labelsKey(rowLabels(json, row)));
+          if (text === undefined) throw new Error("a row names no sample");
+          expect(sameStatistic(tableValue(row[1]), parseSample(text))).toBe(true);
+        }
+        if (table.rows.length > 0) expect(table.time).toBe(TIME);
+      },
+    );
+    await checkBranches(property, 200, counts);
+  }, 120_000);
+});
+
+describe("the indented layout (PYTHON_COMPAT)", () => {
+  it("is cut to the budget as well, and keeps series in view", async () => {
+    const counts = { cut: 0 };
+    const property = fc.asyncProperty(matrixAnswer(RANGE, 20), async (data) => {
+      const budget: Budget = { tokens: 6_000, bytes: 1_000_000 };
+      const { texts, json } = await rendered(data, budget, { query: "m", range: RANGE, order: "highest" }, 2);
+      expect(texts[0]).toBe(JSON.stringify(json, null, 2));
+      expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
+      if (json.truncated === undefined) return;
+      counts.cut++;
+      expect(json.series_stats?.rows.length).toBeGreaterThan(0);
+      expect(json.result.length).toBeGreaterThan(0);
+    });
+    await checkBranches(property, 60, counts);
+  }, 120_000);
 });
 
 describe("Selection", () => {
   const byNumber: Ranking<{ key: number }, number> = { keyOf: (item) => item.key, compare: (a, b) => a - b };
 
-  test.prop(
-    [
-      fc.array(fc.record({ key: fc.integer({ min: 0, max: 20 }), bytes: fc.integer({ min: 0, max: 50 }) }), {
-        maxLength: 80,
-      }),
-      fc.integer({ min: 0, max: 400 }),
-      fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
-    ],
-    { numRuns: 500 },
-  )(
-    "keeps exactly the longest best-ranked run that fits, as a full sort would",
-    (items, maxBytes, maxCount) => {
-      const selection = new Selection({ maxBytes, maxCount }, byNumber);
-      for (const item of items) selection.offer(item, item.bytes);
-      const { kept, offered, offeredBytes } = selection.result();
-
-      const sorted = items
-        .map((item, arrival) => ({ item, arrival }))
-        .sort((a, b) => a.item.key - b.item.key || a.arrival - b.arrival);
-      const expected: typeof items = [];
-      let used = 0;
-      for (const { item } of sorted) {
-        if (used + item.bytes > maxBytes || (maxCount !== undefined && expected.length >= maxCount)) break;
-        used += item.bytes;
-        expected.push(item);
-      }
-      expect(offered).toBe(items.length);
-      expect(offeredBytes).toBe(items.reduce((sum, item) => sum + item.bytes, 0));
-      if (expected.length === items.length) {
-        // Nothing dropped: arrival order, untouched.
-        expect(kept.map((entry) => entry.value)).toEqual(items);
-      } else {
-        expect(kept.map((entry) => entry.value)).toEqual(expected);
-      }
-    },
-  );
+  it("keeps exactly the longest best-ranked run that fits, as a full sort would", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            key: fc.integer({ min: 0, max: 20 }),
+            tokens: fc.integer({ min: 0, max: 30 }),
+            bytes: fc.integer({ min: 0, max: 50 }),
+          }),
+          { maxLength: 80 },
+        ),
+        fc.record({ tokens: fc.integer({ min: 0, max: 300 }), bytes: fc.integer({ min: 0, max: 400 }) }),
+        fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
+        (items, budget, maxCount) => {
+          const selection = new Selection({ budget, maxCount }, byNumber);
+          for (const item of items) selection.offer(item, { tokens: item.tokens, bytes: item.bytes });
+          const { kept, offered } = selection.result();
+          const sorted = items
+            .map((item, arrival) => ({ item, arrival }))
+            .sort((a, b) => a.item.key - b.item.key || a.arrival - b.arrival);
+          const expected: typeof items = [];
+          let tokens = 0;
+          let bytes = 0;
+          for (const { item } of sorted) {
+            if (tokens + item.tokens > budget.tokens || bytes + item.bytes > budget.bytes) break;
+            if (maxCount !== undefined && expected.length >= maxCount) break;
+            tokens += item.tokens;
+            bytes += item.bytes;
+            expected.push(item);
+          }
+          expect(offered).toBe(items.length);
+          expect(kept.map((entry) => entry.value)).toEqual(
+            expected.length === items.length ? items : expected,
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe("cutting a metric name list", () => {
-  test.prop(
-    [
-      fc.uniqueArray(fc.string({ maxLength: 40 }), { maxLength: 400 }),
-      fc.integer({ min: 1_000, max: 20_000 }),
+  it("returns the first names in code-point order that fit, marked first exactly when cut", async () => {
+    const counts = { cut: 0, whole: 0 };
+    const property = fc.asyncProperty(
+      fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,30}$/), { maxLength: 600 }),
+      fc.integer({ min: 1_000, max: 4_000 }),
       fc.option(fc.integer({ min: 1, max: 500 }), { nil: undefined }),
-    ],
-    { numRuns: 200 },
-  )(
-    "returns the first names in code-point order that fit, marked exactly when cut",
-    (names, budget, limit) => {
-      const collector = new MetricNamesCollector({ maxBytes: budget, limit });
-      for (const name of names) collector.element(name, bytesOf(name));
-      const list = collector.finish([], bytesOf(names));
-      if (!list) throw new Error("a list of strings was not accepted");
-      const { texts, json } = rendered(list, budget);
-      const sorted = [...names].sort();
-      const metrics = json.metrics as string[];
-      expect(metrics).toEqual(sorted.slice(0, metrics.length));
-      expect(texts.reduce((sum, text) => sum + Buffer.byteLength(text, "utf8"), 0)).toBeLessThanOrEqual(
-        budget,
-      );
-      if (json.truncated === undefined) expect(metrics).toEqual(sorted);
-      else {
-        expect(metrics.length).toBeLessThan(names.length);
-        expect((json.truncated as { total: { names: number } }).total.names).toBe(names.length);
-      }
-      if (limit !== undefined) expect(metrics.length).toBeLessThanOrEqual(limit);
-    },
-  );
+      async (names, tokens, limit) => {
+        const budget = { tokens, bytes: 1_000_000 };
+        const collector = new MetricNamesCollector({ budget, limit });
+        const encoder = new TextEncoder();
+        for (const name of names) collector.element(encoder.encode(JSON.stringify(name)));
+        const list = collector.finish([], 0);
+        if (!list) throw new Error("a list of strings was not accepted");
+        const out = await renderToolResult(list, budget);
+        const text = (out.content[0] as { text: string }).text;
+        const json = JSON.parse(text) as { metrics: string[]; truncated?: { total: { names: number } } };
+        const sorted = [...names].sort();
+        expect(json.metrics).toEqual(sorted.slice(0, json.metrics.length));
+        expect(estimateTokens(text)).toBeLessThanOrEqual(budget.tokens);
+        if (limit !== undefined) expect(json.metrics.length).toBeLessThanOrEqual(limit);
+        if (json.truncated === undefined) {
+          counts.whole++;
+          expect(json.metrics).toEqual(sorted);
+          return;
+        }
+        counts.cut++;
+        expect(text.startsWith('{"truncated":{"note":"')).toBe(true);
+        expect(json.metrics.length).toBeLessThan(names.length);
+        expect(json.truncated.total.names).toBe(names.length);
+      },
+    );
+    await checkBranches(property, 200, counts);
+  }, 60_000);
 });
+
+/** A small deterministic PRNG for planted data (fast-check gives the seed). */
+function mulberry(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

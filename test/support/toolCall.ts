@@ -1,7 +1,11 @@
 import { createUpstream, type Upstream } from "../../src/prometheus/upstream.js";
+import type { Budget } from "../../src/results/fit.js";
 import { renderToolResult } from "../../src/server.js";
 import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";
+
+/** MAX_RESULT_TOKENS's default, and about what one HTTP reply's share of the response allows. */
+export const DEFAULT_BUDGET: Budget = { tokens: 20_000, bytes: 1_000_000 };
 
 /** Settings as in a local run: no PROMETHEUS_URL, SigV4, us-east-1, real AMP endpoint, profiles allowed. */
 export const LOCAL_SETTINGS: ToolSettings = {
@@ -18,8 +22,8 @@ export interface ToolCallOptions {
   signal?: AbortSignal;
   /** The clients (and their caches) of an earlier call: a warm container. Default: new ones, a cold container. */
   upstream?: Upstream;
-  /** The result's budget (default 100,000 bytes, MAX_RESULT_BYTES's default). */
-  maxResultBytes?: number;
+  /** The result's budget (default: MAX_RESULT_TOKENS's default and one HTTP reply's share of the response). */
+  budget?: Budget;
 }
 
 /** A ToolCall as the server would build it: settings over LOCAL_SETTINGS, a request context, the clients. */
@@ -29,7 +33,7 @@ export function makeToolCall(overrides: Partial<ToolSettings> = {}, options: Too
     settings,
     upstream: options.upstream ?? createUpstream(settings),
     context: testContext(options.timeoutMs, { signal: options.signal }),
-    maxResultBytes: options.maxResultBytes ?? 100_000,
+    budget: options.budget ?? DEFAULT_BUDGET,
   };
 }
 
@@ -39,7 +43,7 @@ export function makeToolCall(overrides: Partial<ToolSettings> = {}, options: Too
  */
 export async function callTool(tool: Tool, args: Record<string, unknown>, call: ToolCall): Promise<unknown> {
   const result = await tool.run(tool.inputSchema.parse(args), call);
-  return renderToolResult(result, call.maxResultBytes).structuredContent;
+  return (await renderToolResult(result, call.budget)).structuredContent;
 }
 
 /** The human-readable validation messages for raw arguments, or [] when they are valid. */

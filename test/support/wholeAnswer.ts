@@ -1,11 +1,12 @@
+import { parseJsonBytes } from "../../src/json.js";
 import type { AnswerSink } from "../../src/prometheus/dataPlane.js";
 
 /** A sink that puts every streamed element back: the answer's `data` exactly as Prometheus sent it. */
 export function wholeAnswer(): AnswerSink<unknown> {
   const elements: unknown[] = [];
   return {
-    element: (value) => {
-      elements.push(value);
+    element: (raw) => {
+      elements.push(parseJsonBytes(raw));
     },
     finish: (data) => {
       if (Array.isArray(data)) return elements;

@@ -18,7 +18,8 @@ describe("configuration", () => {
       pythonCompat: false,
       allowedOrigins: [],
       maxBodyBytes: 1_048_576,
-      maxResultBytes: 100_000,
+      maxResultTokens: 20_000,
+      maxResultBytes: undefined,
       logLevel: "INFO",
       metrics: true,
       metricsNamespace: "PrometheusMcp",
@@ -58,6 +59,7 @@ describe("configuration", () => {
       ALLOWED_ORIGINS: "https://a.example.com, https://b.example.com:8443/",
       MAX_BODY_BYTES: "4096",
       MAX_RESULT_BYTES: "25000",
+      MAX_RESULT_TOKENS: "8000",
       LOG_LEVEL: "debug",
       AWS_LAMBDA_FUNCTION_NAME: "fn",
     });
@@ -72,16 +74,20 @@ describe("configuration", () => {
       allowedOrigins: ["https://a.example.com", "https://b.example.com:8443"],
       maxBodyBytes: 4096,
       maxResultBytes: 25_000,
+      maxResultTokens: 8_000,
       logLevel: "DEBUG",
       inLambda: true,
     });
   });
 
   it("empty values mean unset", () => {
-    expect(loadConfig({ PROMETHEUS_URL: "", PYTHON_COMPAT: " ", MAX_BODY_BYTES: "" })).toMatchObject({
+    expect(
+      loadConfig({ PROMETHEUS_URL: "", PYTHON_COMPAT: " ", MAX_BODY_BYTES: "", MAX_RESULT_BYTES: "" }),
+    ).toMatchObject({
       prometheusUrl: undefined,
       pythonCompat: false,
       maxBodyBytes: 1_048_576,
+      maxResultBytes: undefined,
     });
   });
 
@@ -106,6 +112,9 @@ describe("configuration", () => {
     ["MAX_RESULT_BYTES", "999"],
     ["MAX_RESULT_BYTES", "6000001"],
     ["MAX_RESULT_BYTES", "100k"],
+    ["MAX_RESULT_TOKENS", "999"],
+    ["MAX_RESULT_TOKENS", "20k"],
+    ["MAX_RESULT_TOKENS", "6000001"],
     ["LOG_LEVEL", "LOUD"],
     ["ALLOWED_WORKSPACES", "ws-a,team-b"],
     ["ALLOWED_WORKSPACES", "ws-a ws-b"],

@@ -1,8 +1,8 @@
 import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
+import { run as answerTokens } from "./answerTokens.js";
 import { run as coldStart } from "./coldStart.js";
 import { run as firstCall } from "./firstCall.js";
-import { run as largeResults } from "./largeResults.js";
 import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
@@ -19,7 +19,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   rehydration,
   memory,
   throughput,
-  largeResults,
+  answerTokens,
   firstCall,
 };
 

@@ -36,6 +36,7 @@ import { GetServerInfo, tools } from "../../../tools/index.js";
 import type { ToolCall, ToolSettings } from "../../../tools/types.js";
 import { testContext } from "../../helpers/context.js";
 import { httpEvent, lambdaContext } from "../../helpers/events.js";
+import { DEFAULT_BUDGET } from "../../support/toolCall.js";
 import { childMark, runChild, type Window } from "../child.js";
 import type { BenchContext, ChildContext, Handler } from "../context.js";
 import { interleave, interleaveMany, type Stats } from "../measure.js";
@@ -108,7 +109,7 @@ function sdkStateless(prometheusUrl: string): Serve {
     settings,
     upstream,
     context: testContext(10_000),
-    maxResultBytes: 100_000,
+    budget: DEFAULT_BUDGET,
   });
   return async (event) => {
     const server = new McpServer({ name: "sdk-stateless", version: "1" });
@@ -117,8 +118,8 @@ function sdkStateless(prometheusUrl: string): Serve {
         tool.name,
         { description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
         async (args: unknown) => {
-          const { maxResultBytes } = call();
-          return renderToolResult(await tool.run(args as never, call()), maxResultBytes);
+          const { budget } = call();
+          return renderToolResult(await tool.run(args as never, call()), budget);
         },
       );
     }

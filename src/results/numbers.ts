@@ -1,0 +1,38 @@
+/**
+ * Sample values as Prometheus writes them (strings, with `NaN`, `+Inf`, `-Inf` spelled its own way) and
+ * as a cut result writes them: rounded to SIGNIFICANT_DIGITS, which a model reads in fewer tokens.
+ */
+
+/** Values in a cut result (curves and statistics) keep this many significant digits. */
+export const SIGNIFICANT_DIGITS = 5;
+
+/** A Prometheus sample value as a number: NaN for anything that is not one. */
+export function parseSample(text: unknown): number {
+  if (typeof text !== "string") return Number.NaN;
+  if (text === "+Inf") return Number.POSITIVE_INFINITY;
+  if (text === "-Inf") return Number.NEGATIVE_INFINITY;
+  // Number() rather than parseFloat: "1.5abc" is not a value ("Inf" and "NaN" are handled above and below).
+  return text === "" ? Number.NaN : Number(text);
+}
+
+/** `x` to SIGNIFICANT_DIGITS significant digits (non-finite values as they are). */
+export function rounded(x: number): number {
+  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(SIGNIFICANT_DIGITS)) : x;
+}
+
+/** A statistic in a JSON table: a rounded number, or `"NaN"`, `"+Inf"`, `"-Inf"` as Prometheus spells them. */
+export function tableNumber(x: number): number | string {
+  if (Number.isFinite(x)) return rounded(x);
+  return nonFinite(x);
+}
+
+/** A sample value in Prometheus's string form, rounded. */
+export function sampleText(x: number): string {
+  if (Number.isFinite(x)) return String(rounded(x));
+  return nonFinite(x);
+}
+
+function nonFinite(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  return x > 0 ? "+Inf" : "-Inf";
+}

@@ -1,0 +1,77 @@
+import type { Suggestion } from "../promql/advice.js";
+import { type Budget, formatCount } from "./fit.js";
+import { SIGNIFICANT_DIGITS } from "./numbers.js";
+import type { Order } from "./ranking.js";
+
+/** What a cut query result says in its note. */
+export interface CutFacts {
+  cutBy: "size" | "limit";
+  limit?: number | undefined;
+  budget: Budget;
+  /** A range result (series with curves) or an instant vector (samples). */
+  range: boolean;
+  total: { series: number; points: number; bytes: number };
+  /** Series (or samples) in `result`, and rows in `series_stats`. */
+  returned: { series: number; rows: number };
+  /** Rows the table could not hold. */
+  rowsMissing: number;
+  order: Order;
+  /** The step of the returned curves, in seconds, when coarser than asked. */
+  downsampledTo?: number | undefined;
+  suggestions: readonly Suggestion[];
+}
+
+const ORDER_WORDS: Record<Order, string> = { unusual: "most unusual", highest: "highest", lowest: "lowest" };
+
+/** The note of a cut query result: what was cut, the totals, and the next steps, in plain words. */
+export function cutNote(facts: CutFacts): string {
+  const what = facts.range ? "series" : "samples";
+  const { series, points, bytes } = facts.total;
+  const totals = facts.range
+    ? `${formatCount(series)} series (${formatCount(points)} points, ${megabytes(bytes)})`
+    : `${formatCount(series)} samples (${megabytes(bytes)})`;
+  const why =
+    facts.cutBy === "limit"
+      ? `Cut to limit=${facts.limit}: Prometheus answered ${totals}.`
+      : `Prometheus answered ${totals}, more than the ${budgetWords(facts.budget)}.`;
+  const order = ORDER_WORDS[facts.order];
+  const table =
+    facts.rowsMissing === 0
+      ? `series_stats has a row for every one of them`
+      : `series_stats has rows for the ${formatCount(facts.returned.rows)} ${order} (${formatCount(facts.rowsMissing)} more did not fit)`;
+  const shown = `result has the ${formatCount(facts.returned.series)} ${order} ${what}`;
+  const how = facts.range
+    ? `${facts.downsampledTo !== undefined ? ` at a ${duration(facts.downsampledTo)} step (each bucket keeps its lowest and highest sample)` : ""}; values have ${SIGNIFICANT_DIGITS} significant digits`
+    : " as Prometheus sent them";
+  const next = facts.suggestions.map((s) => (s.query === undefined ? s.text : `${s.text}: ${s.query}`));
+  next.push(`order=${facts.order === "unusual" ? "highest or lowest" : "unusual"} ranks differently`);
+  return `${why} ${table}; ${shown}${how}. To see more: ${next.join("; ")}.`;
+}
+
+function budgetWords(budget: Budget): string {
+  return `${formatCount(budget.tokens)}-token budget`;
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${formatCount(Math.round(bytes / 1e3))} kB`;
+}
+
+/** Seconds as a Prometheus duration: 90 → 1m30s, 3600 → 1h. */
+export function duration(seconds: number): string {
+  if (!Number.isInteger(seconds)) return `${seconds}s`;
+  const units: Array<[string, number]> = [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["m", 60],
+    ["s", 1],
+  ];
+  let rest = seconds;
+  let text = "";
+  for (const [unit, size] of units) {
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text || "0s";
+}

@@ -1,0 +1,58 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/**
+ * The app (`createHandler`, `loadConfig`) of an earlier git revision, bundled beside the working tree's
+ * node_modules, so one benchmark run can compare today's answers with that revision's. Undefined, with
+ * the reason, when the revision is not in this clone (a shallow clone) or does not build.
+ */
+export async function appOfRevision(
+  root: string,
+  revision: string,
+): Promise<{ app?: RevisionApp; reason?: string }> {
+  const work = join(root, "node_modules", ".cache", `bench-revision-${revision}`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  try {
+    const archive = execFileSync(
+      "git",
+      ["archive", "--format=tar", revision, "src", "tools", "package.json"],
+      {
+        cwd: root,
+        maxBuffer: 64 * 2 ** 20,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    execFileSync("tar", ["-x", "-C", work], { input: archive });
+    writeFileSync(
+      join(work, "entry.ts"),
+      'export { createHandler } from "./src/app.js";\nexport { loadConfig } from "./src/config.js";\n',
+    );
+    const { build } = await import("esbuild");
+    const outfile = join(work, "app.mjs");
+    await build({
+      entryPoints: [join(work, "entry.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile,
+      logLevel: "error",
+      nodePaths: [join(root, "node_modules")],
+      banner: {
+        js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);",
+      },
+    });
+    return { app: (await import(pathToFileURL(outfile).href)) as RevisionApp };
+  } catch (error) {
+    return {
+      reason: `revision ${revision} unavailable here: ${String((error as Error).message).split("\n")[0]}`,
+    };
+  }
+}
+
+export interface RevisionApp {
+  createHandler(config: unknown): (event: unknown, context: unknown) => Promise<unknown>;
+  loadConfig(env: Record<string, string>): unknown;
+}

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import {
+  type CutValue,
+  plainStats,
+  type RangeSeries,
+  sameStatistic,
+  tableValue,
+} from "../support/cutResults.js";
+import { ON_CALL_QUESTIONS, onCallOpenMetricsChunks } from "../support/onCallDataset.js";
+import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { realTokens } from "../support/tokenizers.js";
+
+const BUDGET = 20_000;
+
+interface ToolResult {
+  content: { type: string; text: string }[];
+  structuredContent: CutValue;
+  isError?: boolean;
+}
+
+function labelsKey(labels: Record<string, unknown>): string {
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * The on-call questions of the realistic dataset (20 nodes, 200 pods in 11 namespaces, 8 services, a
+ * day at 60 s, planted outliers), asked through the handler at the default budget, each answer checked
+ * against Prometheus's whole answer fetched directly.
+ */
+describe.skipIf(!prometheusAvailable())("on-call questions answered within the token budget", () => {
+  let prometheus: RunningPrometheus;
+  let handler: Handler;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus({ openMetrics: onCallOpenMetricsChunks });
+    handler = makeHandler({ PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none" });
+  }, 120_000);
+
+  afterAll(async () => {
+    await prometheus?.close();
+  });
+
+  async function whole(
+    path: string,
+    args: Record<string, string>,
+  ): Promise<{ resultType: string; result: unknown[] }> {
+    const { limit: _limit, order: _order, ...params } = args;
+    const response = await fetch(`${prometheus.url}/api/v1/${path}?${new URLSearchParams(params)}`);
+    return ((await response.json()) as { data: { resultType: string; result: unknown[] } }).data;
+  }
+
+  async function ask(tool: string, args: Record<string, string>): Promise<ToolResult> {
+    const http = await postMcp(handler, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: tool, arguments: args },
+    });
+    expect(http.statusCode).toBe(200);
+    const { result } = JSON.parse(http.body) as { result: ToolResult };
+    expect(result.isError, result.content[0]?.text).toBeUndefined();
+    return result;
+  }
+
+  it.each(ON_CALL_QUESTIONS.map((question) => [question.id, question] as const))(
+    "%s",
+    async (_id, question) => {
+      const result = await ask(question.tool, question.args);
+      const text = result.content.map((item) => item.text).join("");
+      const tokens = realTokens(text);
+      // Within the budget by both tokenizers.
+      expect(tokens.claude).toBeLessThanOrEqual(BUDGET);
+      expect(tokens.o200k).toBeLessThanOrEqual(BUDGET);
+      const value = result.structuredContent;
+      expect(JSON.parse(result.content[0]?.text ?? "")).toEqual(value);
+      const prometheusData = await whole(
+        question.tool === "ExecuteQuery" ? "query" : "query_range",
+        question.args,
+      );
+      console.info(
+        `${question.id}: ${Buffer.byteLength(text)} bytes, ${tokens.claude} Claude / ${tokens.o200k} o200k tokens, ` +
+          (value.truncated
+            ? `cut (${value.truncated.cut_by}): ${value.result.length} of ${prometheusData.result.length} in result, ` +
+              `${value.series_stats?.rows.length} rows, step ${value.truncated.downsampled?.returned_step_seconds ?? "as asked"}`
+            : "whole"),
+      );
+      if (value.truncated === undefined) {
+        expect(value).toEqual(prometheusData);
+        return;
+      }
+      // The marker and its note are the first key; the note is the only text item.
+      expect(Object.keys(value)[0]).toBe("truncated");
+      expect(result.content[0]?.text.startsWith('{"truncated":{"note":"')).toBe(true);
+      expect(result.content).toHaveLength(1);
+      // A cut by size uses the budget: at least 80% of it by one of the tokenizers.
+      if (value.truncated.cut_by === "size")
+        expect(Math.max(tokens.claude, tokens.o200k)).toBeGreaterThanOrEqual(0.8 * BUDGET);
+      const table = value.series_stats;
+      if (table === undefined) throw new Error("a cut result has series_stats");
+      // Every series in view: a row for each, whose labels are exactly the series' labels.
+      expect(table.rows).toHaveLength(prometheusData.result.length);
+      expect(value.truncated.rows_missing).toBeUndefined();
+      const original = new Map(
+        (prometheusData.result as RangeSeries[]).map((series) => [labelsKey(series.metric), series]),
+      );
+      for (const row of table.rows) {
+        const key = labelsKey({ ...table.common_labels, ...(row[0] as Record<string, string>) });
+        const series = original.get(key);
+        if (series === undefined) throw new Error(`row ${key} names no series`);
+        if (value.resultType === "matrix") {
+          const want = plainStats(series.values);
+          const [, min, max, avg, last, samples, maxAt] = row;
+          expect(sameStatistic(tableValue(min), want.min), `${key} min`).toBe(true);
+          expect(sameStatistic(tableValue(max), want.max), `${key} max`).toBe(true);
+          expect(sameStatistic(tableValue(avg), want.avg, 1e-9), `${key} avg`).toBe(true);
+          expect(sameStatistic(tableValue(last), want.last), `${key} last`).toBe(true);
+          expect(samples).toBe(want.samples);
+          expect(maxAt).toBe(want.maxAt);
+        } else {
+          const sample = (series as unknown as { value: [number, string] }).value;
+          expect(sameStatistic(tableValue(row[1]), Number(sample[1])), key).toBe(true);
+        }
+      }
+      // Curves: at least 10 (or all, or the limit), each with at least 48 points where it had them.
+      const limit =
+        question.args.limit === undefined ? Number.POSITIVE_INFINITY : Number(question.args.limit);
+      expect(value.result.length).toBeGreaterThanOrEqual(Math.min(10, prometheusData.result.length, limit));
+      if (value.resultType === "matrix") {
+        for (const curve of value.result as RangeSeries[]) {
+          const series = original.get(labelsKey(curve.metric));
+          if ((series?.values.length ?? 0) >= 48) expect(curve.values.length).toBeGreaterThanOrEqual(48);
+        }
+      }
+      // The planted outlier is among the returned series under the default order.
+      if (question.expectTop) {
+        const { label, value: wanted } = question.expectTop;
+        const returned = (value.result as Array<{ metric: Record<string, string> }>).map(
+          (s) => s.metric[label],
+        );
+        expect(returned, question.expectTop.why).toContain(wanted);
+      }
+    },
+    60_000,
+  );
+});
