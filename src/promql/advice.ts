@@ -740,7 +740,7 @@ function topkText(kind: "topk" | "bottomk", facts: AdviceFacts): string {
   const which = kind === "bottomk" ? "lowest" : "highest";
   const base = `keep only the ${TOP_K} ${which} series`;
   return facts.range
-    ? `${base} at each step (${kind} picks per step, so more can come back over the range)`
+    ? `${base} at each step (${kind} picks per step: more can come back over the range)`
     : base;
 }
 

@@ -419,9 +419,10 @@ function fittingStep(
   const perPoint = measure.of(sample.map(([time, value]) => [time, String(value)]));
   const span = range.end - range.start;
   const round = ROUND_STEPS.filter((step) => step > range.step && isMultiple(step, range.step));
+  // A step that leaves a series fewer points than a cut curve keeps is no better than the cut.
   const candidates = (
     round.length > 0 ? round : [2, 3, 4, 5, 6, 10, 20, 50, 100].map((k) => k * range.step)
-  ).filter((step) => step <= span);
+  ).filter((step) => step <= span / MIN_CURVE_POINTS);
   for (const step of candidates) {
     let points = 0;
     for (const item of series)

@@ -1,4 +1,4 @@
-import type { Suggestion } from "../promql/advice.js";
+import { formatDuration, type Suggestion } from "../promql/advice.js";
 import { type Budget, formatCount } from "./fit.js";
 import { SIGNIFICANT_DIGITS } from "./numbers.js";
 import type { Order } from "./ranking.js";
@@ -41,7 +41,7 @@ export function cutNote(facts: CutFacts): string {
       : `series_stats has rows for the ${formatCount(facts.returned.rows)} ${order} (${formatCount(facts.rowsMissing)} more did not fit)`;
   const shown = `result has the ${formatCount(facts.returned.series)} ${order} ${what}`;
   const how = facts.range
-    ? `${facts.downsampledTo !== undefined ? ` at a ${duration(facts.downsampledTo)} step (each bucket keeps its lowest and highest sample)` : ""}; values have ${SIGNIFICANT_DIGITS} significant digits`
+    ? `${facts.downsampledTo !== undefined ? ` at a ${formatDuration(facts.downsampledTo)} step (each bucket keeps its lowest and highest sample)` : ""}; values have ${SIGNIFICANT_DIGITS} significant digits`
     : " as Prometheus sent them";
   const next = facts.suggestions.map((s) => (s.query === undefined ? s.text : `${s.text}: ${s.query}`));
   next.push(`order=${facts.order === "unusual" ? "highest or lowest" : "unusual"} ranks differently`);
@@ -54,24 +54,4 @@ function budgetWords(budget: Budget): string {
 
 function megabytes(bytes: number): string {
   return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${formatCount(Math.round(bytes / 1e3))} kB`;
-}
-
-/** Seconds as a Prometheus duration: 90 → 1m30s, 3600 → 1h. */
-export function duration(seconds: number): string {
-  if (!Number.isInteger(seconds)) return `${seconds}s`;
-  const units: Array<[string, number]> = [
-    ["d", 86_400],
-    ["h", 3_600],
-    ["m", 60],
-    ["s", 1],
-  ];
-  let rest = seconds;
-  let text = "";
-  for (const [unit, size] of units) {
-    if (rest >= size) {
-      text += `${Math.floor(rest / size)}${unit}`;
-      rest %= size;
-    }
-  }
-  return text || "0s";
 }
