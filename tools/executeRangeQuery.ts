@@ -10,8 +10,8 @@ export const ExecuteRangeQuery = defineTool({
   name: "ExecuteRangeQuery",
   description:
     "Evaluate a PromQL expression over a time range (Prometheus /api/v1/query_range): trends, and when something changed. " +
-    "About 2,000 points fit the default token budget whole, e.g. 10 series of 200 points: choose step near (end - start) / 200 " +
-    "(5m for 12 h, 15m for 2 d) and aggregate or filter (`> 0.9`, `topk`, `bottomk`) to few series. " +
+    "1,000 to 2,000 points fit the default token budget whole (a value of many digits costs ~16 tokens): for 10 series " +
+    "choose step near (end - start) / 100 (15m for a day) and aggregate or filter (`> 0.9`, `topk`, `bottomk`) to few series. " +
     "A larger answer is cut: `truncated` (its first key) says what and why, `series_stats` has min/max/avg/last of every series, " +
     "`result` keeps the first series in `order` (most unusual by default) at a coarser step (each bucket's min and max).",
   inputSchema: z.object({

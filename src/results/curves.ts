@@ -163,7 +163,9 @@ export class Curve {
 
   /**
    * The curve at `factor` times the space's width: each bucket's min and max sample in time order
-   * (one point when they are the same sample or the same value), and the series' last sample.
+   * (one point when they are the same sample or the same value), and the series' last sample. A run
+   * of equal values over neighbouring buckets is written as its first and last point: the line
+   * between them is the same, and a flat series costs two points instead of one per bucket.
    */
   points(factor: number): CurvePoint[] {
     const buckets = this.space.buckets;
@@ -172,6 +174,11 @@ export class Curve {
     const payloads = this.payloads && new Array(2 * size);
     mergeBuckets(this.space.data, this.offset, buckets, factor, merged, 0, this.payloads, payloads);
     const points: CurvePoint[] = [];
+    const bucketOf: number[] = [];
+    const push = (point: CurvePoint, bucket: number) => {
+      points.push(point);
+      bucketOf.push(bucket);
+    };
     for (let bucket = 0; bucket < size; bucket++) {
       const at = NUMBERS * bucket;
       const minTime = merged[at + MIN_TIME] as number;
@@ -179,16 +186,34 @@ export class Curve {
       const maxTime = merged[at + MAX_TIME] as number;
       const min: CurvePoint = [minTime, merged[at + MIN_VALUE] as number, payloads?.[2 * bucket]];
       const max: CurvePoint = [maxTime, merged[at + MAX_VALUE] as number, payloads?.[2 * bucket + 1]];
-      if (minTime === maxTime || min[1] === max[1]) points.push(minTime <= maxTime ? min : max);
-      else if (minTime < maxTime) points.push(min, max);
-      else points.push(max, min);
+      if (minTime === maxTime || min[1] === max[1]) push(minTime <= maxTime ? min : max, bucket);
+      else if (minTime < maxTime) {
+        push(min, bucket);
+        push(max, bucket);
+      } else {
+        push(max, bucket);
+        push(min, bucket);
+      }
     }
     const last = points[points.length - 1];
     if (!Number.isNaN(this.lastTime) && (last === undefined || last[0] < this.lastTime)) {
-      points.push([this.lastTime, this.lastValue, this.lastPayload]);
+      push([this.lastTime, this.lastValue, this.lastPayload], Math.floor(this.space.bucketOf(this.lastTime) / factor));
     }
-    return points;
+    // Native histograms of equal counts can differ: only float curves are run-length written.
+    return this.payloads ? points : withoutRunInteriors(points, bucketOf);
   }
+}
+
+/** The points without those inside a run: equal to both neighbours, with no empty bucket between them. */
+function withoutRunInteriors(points: CurvePoint[], bucketOf: readonly number[]): CurvePoint[] {
+  return points.filter((point, index) => {
+    const before = points[index - 1];
+    const after = points[index + 1];
+    if (before === undefined || after === undefined) return true;
+    const bucket = bucketOf[index] as number;
+    const joined = bucket - (bucketOf[index - 1] as number) <= 1 && (bucketOf[index + 1] as number) - bucket <= 1;
+    return !(joined && before[1] === point[1] && after[1] === point[1]);
+  });
 }
 
 /**

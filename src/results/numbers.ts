@@ -15,9 +15,10 @@ export function parseSample(text: unknown): number {
   return text === "" ? Number.NaN : Number(text);
 }
 
-/** `x` to SIGNIFICANT_DIGITS significant digits (non-finite values as they are). */
+/** `x` to SIGNIFICANT_DIGITS significant digits (non-finite values as they are; -0 is 0, as JSON writes it). */
 export function rounded(x: number): number {
-  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(SIGNIFICANT_DIGITS)) : x;
+  if (x === 0) return 0;
+  return Number.isFinite(x) ? Number(x.toPrecision(SIGNIFICANT_DIGITS)) : x;
 }
 
 /** A statistic in a JSON table: a rounded number, or `"NaN"`, `"+Inf"`, `"-Inf"` as Prometheus spells them. */

@@ -39,7 +39,10 @@ export function cutNote(facts: CutFacts): string {
     facts.rowsMissing === 0
       ? `series_stats has a row for every one of them`
       : `series_stats has rows for the ${formatCount(facts.returned.rows)} ${order} (${formatCount(facts.rowsMissing)} more did not fit)`;
-  const shown = `result has the ${formatCount(facts.returned.series)} ${order} ${what}`;
+  const shown =
+    facts.returned.series >= series
+      ? `result has all of them, the ${order} first`
+      : `result has the ${formatCount(facts.returned.series)} ${order} ${what}`;
   const how = facts.range
     ? `${facts.downsampledTo !== undefined ? ` at a ${formatDuration(facts.downsampledTo)} step (each bucket keeps its lowest and highest sample)` : ""}; values have ${SIGNIFICANT_DIGITS} significant digits`
     : " as Prometheus sent them";

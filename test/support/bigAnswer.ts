@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runToEnd } from "./childProcess.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
+/** The repository root, from this file's place in it (a bundle of it, such as the benchmark's, passes its own). */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * test/support/bigAnswerServer.mjs in a process of its own (what it allocates is not the reader's):
@@ -16,18 +17,23 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export async function startBigAnswerServer(
   series: number,
   points: number,
+  root = ROOT,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
     [join(root, "test/support/bigAnswerServer.mjs"), String(series), String(points)],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
+  const started = once(child.stdout as NodeJS.ReadableStream, "data") as Promise<[Buffer]>;
+  const exited = once(child, "exit").then(([code]) => {
+    throw new Error(`bigAnswerServer.mjs exited (${code}) before it listened`);
+  });
+  const [line] = await Promise.race([started, exited]);
   return { url: line.toString().trim(), child };
 }
 
 /** test/support/streamProbe.ts bundled to one file a child Node can run. */
-export async function bundleStreamProbe(): Promise<string> {
+export async function bundleStreamProbe(root = ROOT): Promise<string> {
   const { build } = await import("esbuild");
   const dir = await mkdtemp(join(tmpdir(), "stream-probe-"));
   const outfile = join(dir, "streamProbe.mjs");
@@ -52,15 +58,17 @@ export interface Probed {
   peakRss: number;
 }
 
+/** `bare`: the probe only fetches the answer and reads it to its end, for a baseline. */
 export async function probeRangeQuery(
   probe: string,
   heapMb: number,
   prometheusUrl: string,
   args: Record<string, string>,
+  mode: "handler" | "bare" = "handler",
 ): Promise<Probed> {
   const run = await runToEnd(
     process.execPath,
-    [`--max-old-space-size=${heapMb}`, probe, prometheusUrl, JSON.stringify(args)],
+    [`--max-old-space-size=${heapMb}`, probe, prometheusUrl, JSON.stringify(args), mode],
     { timeoutMs: 60_000 },
   );
   if (run.code !== 0) throw new Error(`the stream probe failed (${run.code}): ${run.stderr}`);

@@ -1,12 +1,12 @@
 // Run by test/integration/streaming.test.ts in a child process with a small V8 heap, bundled by esbuild:
-//   node --max-old-space-size=<MB> streamProbe.mjs <prometheus url> <tool arguments as JSON>
-// Calls ExecuteRangeQuery once through the handler and prints one JSON line: what came back and how
-// much the process's memory grew while it ran.
+//   node --max-old-space-size=<MB> streamProbe.mjs <prometheus url> <tool arguments as JSON> [bare]
+// Calls ExecuteRangeQuery once through the handler (or, `bare`, only fetches the same answer and reads
+// it to its end) and prints one JSON line: what came back and how much the process's memory grew.
 import { createHandler } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { httpEvent, lambdaContext } from "../helpers/events.js";
 
-const [url = "", args = "{}"] = process.argv.slice(2);
+const [url = "", args = "{}", mode = "handler"] = process.argv.slice(2);
 const handler = createHandler(
   loadConfig({ PROMETHEUS_URL: url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "SILENT", METRICS: "off" }),
 );
@@ -34,10 +34,25 @@ const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 5);
 const started = performance.now();
-const response = await call(1, "ExecuteRangeQuery", JSON.parse(args));
+const response =
+  mode === "bare" ? await readOnly(JSON.parse(args)) : await call(1, "ExecuteRangeQuery", JSON.parse(args));
 const ms = performance.now() - started;
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 process.stdout.write(
   `${JSON.stringify({ status: response.statusCode, body: response.body, ms, baselineRss, peakRss })}\n`,
 );
+
+/** The answer fetched and read to its end, its bytes dropped: what any reader of it pays. */
+async function readOnly(toolArgs: Record<string, string>): Promise<{ statusCode: number; body: string }> {
+  const { query = "", start = "", end = "", step = "" } = toolArgs;
+  const answer = await fetch(`${url}/api/v1/query_range?${new URLSearchParams({ query, start, end, step })}`);
+  const reader = answer.body?.getReader();
+  let bytes = 0;
+  for (;;) {
+    const chunk = await reader?.read();
+    if (!chunk || chunk.done) break;
+    bytes += chunk.value.length;
+  }
+  return { statusCode: answer.status, body: JSON.stringify({ bytes }) };
+}
