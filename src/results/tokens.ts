@@ -114,211 +114,6 @@ const UPPER_RUN = CAMEL + 1; // `GET`
 const AFTER_UPPER = CAMEL + 2; // `Mem`, `Inf`
 const ENTRIES = CAMEL + 3;
 
-const CLAUDE = new Uint16Array(ENTRIES);
-const O200K = new Uint16Array(ENTRIES);
-type Prices = readonly [claude: number, o200k: number];
-const price = (index: number, [claude, o200k]: Prices) => {
-  CLAUDE[index] = claude;
-  O200K[index] = o200k;
-};
-const pairIndex = (prev: number, cls: number) => PAIRS + prev * CLASSES + cls;
-const runRow = (cls: number) => RUNS + cls * RUN_STRIDE;
-const letterRow = (context: number, rule: number) => LETTERS + (context * LETTER_RULES + rule) * RUN_STRIDE;
-/** A run's prices from its 2nd character on; the last holds for every later one. */
-const priceRun = (row: number, prices: readonly Prices[]) => {
-  for (let n = 2; n <= LAST_RUN; n++) price(row + n, prices[Math.min(n - 2, prices.length - 1)] as Prices);
-};
-
-// --- A character after a different class (prices in 1/64 token: [Claude's, o200k's]) -----------------
-// By default both tokenizers start a new piece where the class changes.
-for (let prev = 0; prev < STATES; prev++)
-  for (let cls = 0; cls < CLASSES; cls++) price(pairIndex(prev, cls), [64, 64]);
-for (let cls = 0; cls < CLASSES; cls++) {
-  // A space begins the token of what follows (` the`, ` "`), which costs nothing more, except digits:
-  // o200k keeps them apart from the space.
-  price(pairIndex(SPACE, cls), [0, cls === DIGIT ? 64 : 0]);
-  // Indentation is one token and its last space begins the next (` "`): the character after it pays for
-  // that; o200k leaves the last space alone before a digit (`   `, ` `, `170`).
-  price(pairIndex(INDENT, cls), [64, cls === DIGIT ? 128 : 64]);
-}
-for (let prev = 0; prev < STATES; prev++) {
-  // A line break: Claude's token is `\n` and the indentation after it; o200k's is the punctuation before
-  // it and `\n` (`",\n`), then the indentation is a token: an indented line costs both two after `",`.
-  const afterWord = prev <= UPPER || prev === SPACE || prev === INDENT || prev === NON_ASCII;
-  price(pairIndex(prev, BREAK), [64, afterWord ? 64 : 0]);
-}
-price(pairIndex(BREAK, SPACE), [0, 64]);
-// The exceptions, most frequent first. o200k glues one mark to the word after it (`_bytes`, `.internal`,
-// `/api`, `(rate`), Claude does not; JSON's runs of punctuation are single tokens in both (`","`, `":"`,
-// `"},{"`, `"]`), but for brackets after brackets (`[{`, `]}`: two in o200k) and `"],[` (below).
-const PAIR_PRICES: ReadonlyArray<readonly [number, number, number, number]> = [
-  [SEPARATOR, CONSONANT, 64, 4], // `_bytes`: one token in o200k, two in Claude's
-  [QUOTE, COLON, 0, 1],
-  [QUOTE, COMMA, 5, 1],
-  [CLOSE_BRACKET, COMMA, 10, 1],
-  [QUOTED_COMMA, QUOTE, 1, 1],
-  [COLON, QUOTE, 0, 11],
-  [COMMA, QUOTE, 0, 2],
-  [QUOTE, CLOSE_BRACKET, 7, 7],
-  [SEPARATOR, VOWEL, 64, 3],
-  [CLOSE_BRACE, COMMA, 17, 12],
-  [OPEN_BRACE, QUOTE, 10, 7],
-  [SLASH, CONSONANT, 64, 30],
-  [QUOTE, CLOSE_BRACE, 10, 37],
-  [QUOTE, SEPARATOR, 50, 70], // `"-Inf"`, `"_x"`
-  [SEPARATOR, QUOTE, 74, 64],
-  [OPEN_BRACKET, OPEN_BRACE, 21, 64], // `[{`
-  [COLON, OPEN_BRACE, 16, 13],
-  [COLON, OPEN_BRACKET, 62, 7],
-  [COMMA, OPEN_BRACKET, 0, 1], // `],[` after a number: one token
-  [CLOSE_BRACKET, CLOSE_BRACE, 74, 70], // `]}`
-  [QUOTE, SLASH, 33, 6],
-  [QUOTED_COMMA, OPEN_BRACE, 0, 7],
-  [SLASH, VOWEL, 64, 47],
-  [OPEN_BRACKET, CONSONANT, 64, 27],
-  [SEPARATOR, UPPER, 64, 41],
-  [QUOTE, OTHER, 27, 28], // `"+Inf"`
-  [COLON, SLASH, 0, 1], // `://`
-  [OTHER, CONSONANT, 45, 15],
-  [OTHER, QUOTE, 20, 12], // `="`
-  [OPEN_BRACKET, QUOTE, 10, 5],
-  [CLOSE_BRACE, CLOSE_BRACKET, 56, 70],
-  [OPEN_BRACE, CLOSE_BRACE, 10, 0],
-  [CLOSE_BRACKET, SEPARATOR, 1, 6],
-  [OPEN_BRACKET, CLOSE_BRACKET, 10, 0],
-  [SLASH, COLON, 0, 0],
-  [CLOSE_BRACE, SEPARATOR, 12, 9],
-  [CLOSE_BRACE, OPEN_BRACKET, 64, 47],
-  [CLOSE_BRACKET, OTHER, 32, 0],
-  [SLASH, QUOTE, 33, 64],
-  [CLOSE_BRACE, OTHER, 10, 0],
-];
-for (const [prev, cls, claude, o200k] of PAIR_PRICES) price(pairIndex(prev, cls), [claude, o200k]);
-// After a comma of a run that began with a quote, as after any comma, but for `"`, `{` (above) and `[`, which
-// starts a token: `"],[` is `"],` and `[` in both (the default), where `],[` after a number is one.
-for (let cls = 0; cls < CLASSES; cls++) {
-  if (cls !== QUOTE && cls !== OPEN_BRACE && cls !== OPEN_BRACKET && cls !== BREAK) {
-    price(pairIndex(QUOTED_COMMA, cls), [
-      CLAUDE[pairIndex(COMMA, cls)] as number,
-      O200K[pairIndex(COMMA, cls)] as number,
-    ]);
-  }
-}
-
-// --- The n-th character of a run of one class ----------------------------------------------------------
-// Digits: o200k cuts every 3 (`170|000|036|0`). Claude's vocabulary holds fewer long numbers (`17|000|94|220`,
-// random digits 2.4 a token) but long runs of zeros (`17|00000|360`): by position from the 2nd digit, and
-// next to nothing for a 0 after a 0.
-const CLAUDE_DIGITS = [4, 31, 23, 23, 25, 32, 19, 40, 20, 25, 22, 27, 28, 35, 33, 23, 27];
-for (let n = 2; n <= LAST_RUN; n++) {
-  const o200k = n % 3 === 1 ? 64 : 0;
-  price(runRow(DIGIT) + n, [CLAUDE_DIGITS[Math.min(n - 2, CLAUDE_DIGITS.length - 1)] as number, o200k]);
-  price(runRow(ZEROS) + n, [11, o200k]);
-}
-priceRun(runRow(SPACE), [[1, 1]]); // one token up to ~80 spaces in both
-priceRun(runRow(BREAK), [[64, 0]]); // `\n\n`
-priceRun(runRow(QUOTE), [[0, 0]]);
-priceRun(runRow(COMMA), [[64, 64]]);
-priceRun(runRow(COLON), [[64, 64]]);
-priceRun(runRow(OPEN_BRACKET), [[10, 63]]); // `[[`: two in o200k
-priceRun(runRow(CLOSE_BRACKET), [[23, 7]]);
-priceRun(runRow(OPEN_BRACE), [[64, 64]]);
-priceRun(runRow(CLOSE_BRACE), [[10, 1]]);
-priceRun(runRow(SEPARATOR), [[10, 7]]); // `__name__`, `...`
-priceRun(runRow(SLASH), [[0, 3]]); // `//`
-priceRun(runRow(OTHER), [[41, 29]]);
-
-// --- A letter after a letter of the same word -------------------------------------------------------------
-// English words are mostly single tokens; random letters split every 2 or 3. By position in the consonant
-// run where that matters (the 2nd consonant on).
-const LETTER_PRICES: Record<number, Record<number, readonly Prices[]>> = {
-  [IN_WORD]: {
-    [VOWEL_AFTER_CONSONANT]: [[2, 4]],
-    [CONSONANT_AFTER_VOWEL]: [[0, 1]],
-    [VOWEL_AFTER_VOWEL]: [[2, 3]],
-    [CONSONANTS]: [
-      [1, 2],
-      [2, 6],
-      [2, 6],
-      [19, 22],
-    ],
-    [LEADING_CONSONANTS]: [
-      [6, 14],
-      [43, 36],
-      [42, 42],
-      [40, 40],
-    ],
-  },
-  [IN_HASH]: {
-    [VOWEL_AFTER_CONSONANT]: [[9, 6]],
-    [CONSONANT_AFTER_VOWEL]: [[5, 2]],
-    [VOWEL_AFTER_VOWEL]: [[18, 15]],
-    [CONSONANTS]: [
-      [38, 35],
-      [19, 19],
-      [32, 22],
-      [26, 26],
-    ],
-    [LEADING_CONSONANTS]: [
-      [12, 13],
-      [44, 36],
-      [30, 30],
-      [40, 40],
-    ],
-  },
-};
-for (const context of [IN_WORD, IN_HASH]) {
-  for (let rule = 0; rule < LETTER_RULES; rule++) {
-    priceRun(letterRow(context, rule), LETTER_PRICES[context]?.[rule] as readonly Prices[]);
-  }
-}
-price(CAMEL, [74, 63]); // o200k always splits there, Claude mostly
-price(UPPER_RUN, [6, 0]);
-price(AFTER_UPPER, [4, 3]);
-
-// --- Unknown contexts: the most any context costs -------------------------------------------------------
-for (const table of [CLAUDE, O200K]) {
-  const most = (from: number, to: number) => {
-    let largest = 0;
-    for (let i = from; i < to; i++) largest = Math.max(largest, table[i] as number);
-    return largest;
-  };
-  for (let row = 0; row <= ZEROS; row++)
-    table[runRow(row) + UNKNOWN_RUN] = most(runRow(row), runRow(row) + UNKNOWN_RUN);
-  for (let rule = 0; rule < LETTER_RULES; rule++) {
-    for (let n = 0; n < RUN_STRIDE; n++) {
-      table[letterRow(IN_UNKNOWN, rule) + n] = Math.max(
-        table[letterRow(IN_WORD, rule) + n] as number,
-        table[letterRow(IN_HASH, rule) + n] as number,
-      );
-    }
-  }
-  // A consonant run of unknown start, with or without a vowel before it, at any position.
-  table[letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN] = Math.max(
-    most(letterRow(IN_UNKNOWN, CONSONANTS), letterRow(IN_UNKNOWN, CONSONANTS) + UNKNOWN_RUN),
-    most(letterRow(IN_UNKNOWN, LEADING_CONSONANTS), letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN),
-  );
-  // A text's first character: the most its class costs after anything, and the surcharge.
-  for (let cls = 0; cls < CLASSES; cls++) {
-    let largest = UNIT;
-    for (let prev = 0; prev < START; prev++)
-      largest = Math.max(largest, table[pairIndex(prev, cls)] as number);
-    largest = Math.max(largest, table[runRow(cls) + UNKNOWN_RUN] as number);
-    table[pairIndex(START, cls)] = largest + START_SURCHARGE * UNIT;
-  }
-}
-
-// --- Known words ------------------------------------------------------------------------------------------
-/**
- * The words results repeat in every series (the keys of Prometheus' answers and of this server's, label
- * names, and the vocabulary of Kubernetes, cAdvisor, node_exporter, kube-state-metrics and EKS names), with
- * their exact cost: a whole letter run that is one of these, right after a quote or a separator (`.-_/`)
- * and ended by ASCII that is not a letter, costs its first letter and the tokens each tokenizer takes for
- * the rest (see knownPrice). `word` takes none more in Claude's and after a quote in o200k's, one more in
- * o200k's after a separator (o200k glues a mark to a single letter, `-x`, but not to a word, `-|node`);
- * `word:c/q/s` takes c more in Claude's, q more in o200k's after a quote and s after a separator. Checked
- * against both tokenizers in test/property/tokens.test.ts.
- */
 export const KNOWN_WORDS: readonly string[] =
   `status:0/0/0 success data:0/0/0 result:0/0/0 resultType:1/1/1 vector:0/0/0 matrix scalar string:0/0/0
   metric value:0/0/0 values name:0/0/0 series stats common:0/0/0 labels columns rows min:0/0/0 max:0/0/0
@@ -349,30 +144,9 @@ export const KNOWN_WORDS: readonly string[] =
   pause written active ratio horizontalpodautoscaler:3/3/4 hikaricp:4/3/3 consumergroup:1/3/4`
     .split(/\s+/)
     .filter(Boolean);
-const KNOWN_SLOTS = 1024;
-/** Open addressing: a word's hash (never 0) at its hash's slot or the next free one. */
-const KNOWN = new Int32Array(KNOWN_SLOTS);
-/** Its extra tokens, 4 bits each: Claude's, o200k's after a quote, o200k's after a separator. */
-const KNOWN_EXTRA = new Uint16Array(KNOWN_SLOTS);
+
 const WORD_SEED = 0x811c9dc5 | 0;
 const hashStep = (hash: number, code: number) => Math.imul(hash ^ code, 0x01000193) | 1;
-for (const entry of KNOWN_WORDS) {
-  const [word = "", extra = "0/0/1"] = entry.split(":");
-  const [claude = 0, afterQuote = 0, afterSeparator = 0] = extra.split("/").map(Number);
-  let hash = WORD_SEED;
-  for (let i = 0; i < word.length; i++) hash = hashStep(hash, word.charCodeAt(i));
-  let slot = hash & (KNOWN_SLOTS - 1);
-  while (KNOWN[slot] !== 0) slot = (slot + 1) & (KNOWN_SLOTS - 1);
-  KNOWN[slot] = hash;
-  KNOWN_EXTRA[slot] = claude | (afterQuote << 4) | (afterSeparator << 8);
-}
-/** The slot of a known word's hash, or -1. */
-function knownSlot(hash: number): number {
-  for (let slot = hash & (KNOWN_SLOTS - 1); KNOWN[slot] !== 0; slot = (slot + 1) & (KNOWN_SLOTS - 1)) {
-    if (KNOWN[slot] === hash) return slot;
-  }
-  return -1;
-}
 
 // --- The walk -----------------------------------------------------------------------------------------------
 // The state carried from one character to the next, in an integer: bits 0-4 what precedes (a class or a
@@ -387,6 +161,10 @@ const STATE_BITS = 15;
 const STATE_MASK = (1 << STATE_BITS) - 1;
 const START_STATE = START | (UNKNOWN_RUN << RUN_SHIFT) | (IN_UNKNOWN << CONTEXT_SHIFT) | QUOTED;
 const NON_ASCII_STATE = NON_ASCII | (1 << RUN_SHIFT);
+
+const pairIndex = (prev: number, cls: number) => PAIRS + prev * CLASSES + cls;
+const runRow = (cls: number) => RUNS + cls * RUN_STRIDE;
+const letterRow = (context: number, rule: number) => LETTERS + (context * LETTER_RULES + rule) * RUN_STRIDE;
 
 /** One ASCII character after `state`: the index of its prices in the high bits, the next state in the low. */
 function step(state: number, code: number): number {
@@ -432,84 +210,334 @@ function step(state: number, code: number): number {
   return (index << STATE_BITS) | next | (run << RUN_SHIFT) | word | json | zero;
 }
 
-// --- The compiled walk -------------------------------------------------------------------------------------
-// `step` says what each character costs; walking a text looks it up instead. The states `step` can reach are
-// numbered, and for each state and input (a class, with 0 apart from the other digits) TRANSITIONS holds the
-// next state's number and both prices.
-const ZERO_INPUT = CLASSES;
-const INPUTS = CLASSES + 1;
-const INPUT_OF = new Uint8Array(128);
-/** A character of each input, to feed `step` with. */
-const SAMPLE = new Uint8Array(INPUTS);
-for (let code = 127; code >= 0; code--) {
-  INPUT_OF[code] = code === 48 ? ZERO_INPUT : (CLASS_OF[code] as number);
-  SAMPLE[INPUT_OF[code] as number] = code;
-}
-const NEXT_BITS = 12;
-const NEXT_MASK = (1 << NEXT_BITS) - 1;
-const PRICE_MASK = 511;
-const O200K_SHIFT = NEXT_BITS;
-const CLAUDE_SHIFT = NEXT_BITS + 9;
-/** Set when the character is a letter after a letter of the same word. */
-const IN_WORD_FLAG = 1 << 30;
-const stateNumbers = new Map<number, number>();
-const stateList: number[] = [];
-const numberOf = (state: number) => {
-  let number = stateNumbers.get(state);
-  if (number === undefined) {
-    number = stateList.length;
-    stateNumbers.set(state, number);
-    stateList.push(state);
-  }
-  return number;
-};
-const START_NUMBER = numberOf(START_STATE);
-const NON_ASCII_NUMBER = numberOf(NON_ASCII_STATE);
-const transitions: number[] = [];
-for (let number = 0; number < stateList.length; number++) {
-  for (let input = 0; input < INPUTS; input++) {
-    const next = step(stateList[number] as number, SAMPLE[input] as number);
-    const index = next >>> STATE_BITS;
-    transitions[number * INPUTS + input] =
-      numberOf(next & STATE_MASK) |
-      ((O200K[index] as number) << O200K_SHIFT) |
-      ((CLAUDE[index] as number) << CLAUDE_SHIFT) |
-      (index >= LETTERS ? IN_WORD_FLAG : 0);
-  }
-}
-if (stateList.length > 1 << NEXT_BITS) throw new Error("tokens: too many states to compile");
-const TRANSITIONS = Int32Array.from(transitions);
-/** Per state: 1 if the last character was a quote, 2 a separator or slash (a known word may start). */
-const BEFORE_WORD = Uint8Array.from(stateList, (state) => {
-  const prev = state & 31;
-  return prev === QUOTE ? 1 : prev === SEPARATOR || prev === SLASH ? 2 : 0;
-});
-const IS_LETTER = Uint8Array.from(INPUT_OF, (input) => (isLetter(input) ? 1 : 0));
 /**
- * What the walks read, for them to copy into locals: bundlers turn module constants into variables, which
- * a loop would reload at every character.
+ * The price tables, the known words and the walk's transitions, built on first use rather than at
+ * import: a few milliseconds a cold start would pay even for answers that need no estimate.
  */
-const WALK = {
-  transitions: TRANSITIONS,
-  inputOf: INPUT_OF,
-  beforeWord: BEFORE_WORD,
-  letterCode: IS_LETTER,
-  inputs: INPUTS,
-  claudeShift: CLAUDE_SHIFT,
-  o200kShift: O200K_SHIFT,
-  priceMask: PRICE_MASK,
-  nextMask: NEXT_MASK,
-  inWordFlag: IN_WORD_FLAG,
-} as const;
+function compile() {
+  const CLAUDE = new Uint16Array(ENTRIES);
+  const O200K = new Uint16Array(ENTRIES);
+  type Prices = readonly [claude: number, o200k: number];
+  const price = (index: number, [claude, o200k]: Prices) => {
+    CLAUDE[index] = claude;
+    O200K[index] = o200k;
+  };
+  /** A run's prices from its 2nd character on; the last holds for every later one. */
+  const priceRun = (row: number, prices: readonly Prices[]) => {
+    for (let n = 2; n <= LAST_RUN; n++) price(row + n, prices[Math.min(n - 2, prices.length - 1)] as Prices);
+  };
+
+  // --- A character after a different class (prices in 1/64 token: [Claude's, o200k's]) -----------------
+  // By default both tokenizers start a new piece where the class changes.
+  for (let prev = 0; prev < STATES; prev++)
+    for (let cls = 0; cls < CLASSES; cls++) price(pairIndex(prev, cls), [64, 64]);
+  for (let cls = 0; cls < CLASSES; cls++) {
+    // A space begins the token of what follows (` the`, ` "`), which costs nothing more, except digits:
+    // o200k keeps them apart from the space.
+    price(pairIndex(SPACE, cls), [0, cls === DIGIT ? 64 : 0]);
+    // Indentation is one token and its last space begins the next (` "`): the character after it pays for
+    // that; o200k leaves the last space alone before a digit (`   `, ` `, `170`).
+    price(pairIndex(INDENT, cls), [64, cls === DIGIT ? 128 : 64]);
+  }
+  for (let prev = 0; prev < STATES; prev++) {
+    // A line break: Claude's token is `\n` and the indentation after it; o200k's is the punctuation before
+    // it and `\n` (`",\n`), then the indentation is a token: an indented line costs both two after `",`.
+    const afterWord = prev <= UPPER || prev === SPACE || prev === INDENT || prev === NON_ASCII;
+    price(pairIndex(prev, BREAK), [64, afterWord ? 64 : 0]);
+  }
+  price(pairIndex(BREAK, SPACE), [0, 64]);
+  // The exceptions, most frequent first. o200k glues one mark to the word after it (`_bytes`, `.internal`,
+  // `/api`, `(rate`), Claude does not; JSON's runs of punctuation are single tokens in both (`","`, `":"`,
+  // `"},{"`, `"]`), but for brackets after brackets (`[{`, `]}`: two in o200k) and `"],[` (below).
+  const PAIR_PRICES: ReadonlyArray<readonly [number, number, number, number]> = [
+    [SEPARATOR, CONSONANT, 64, 4], // `_bytes`: one token in o200k, two in Claude's
+    [QUOTE, COLON, 0, 1],
+    [QUOTE, COMMA, 5, 1],
+    [CLOSE_BRACKET, COMMA, 10, 1],
+    [QUOTED_COMMA, QUOTE, 1, 1],
+    [COLON, QUOTE, 0, 11],
+    [COMMA, QUOTE, 0, 2],
+    [QUOTE, CLOSE_BRACKET, 7, 7],
+    [SEPARATOR, VOWEL, 64, 3],
+    [CLOSE_BRACE, COMMA, 17, 12],
+    [OPEN_BRACE, QUOTE, 10, 7],
+    [SLASH, CONSONANT, 64, 30],
+    [QUOTE, CLOSE_BRACE, 10, 37],
+    [QUOTE, SEPARATOR, 50, 70], // `"-Inf"`, `"_x"`
+    [SEPARATOR, QUOTE, 74, 64],
+    [OPEN_BRACKET, OPEN_BRACE, 21, 64], // `[{`
+    [COLON, OPEN_BRACE, 16, 13],
+    [COLON, OPEN_BRACKET, 62, 7],
+    [COMMA, OPEN_BRACKET, 0, 1], // `],[` after a number: one token
+    [CLOSE_BRACKET, CLOSE_BRACE, 74, 70], // `]}`
+    [QUOTE, SLASH, 33, 6],
+    [QUOTED_COMMA, OPEN_BRACE, 0, 7],
+    [SLASH, VOWEL, 64, 47],
+    [OPEN_BRACKET, CONSONANT, 64, 27],
+    [SEPARATOR, UPPER, 64, 41],
+    [QUOTE, OTHER, 27, 28], // `"+Inf"`
+    [COLON, SLASH, 0, 1], // `://`
+    [OTHER, CONSONANT, 45, 15],
+    [OTHER, QUOTE, 20, 12], // `="`
+    [OPEN_BRACKET, QUOTE, 10, 5],
+    [CLOSE_BRACE, CLOSE_BRACKET, 56, 70],
+    [OPEN_BRACE, CLOSE_BRACE, 10, 0],
+    [CLOSE_BRACKET, SEPARATOR, 1, 6],
+    [OPEN_BRACKET, CLOSE_BRACKET, 10, 0],
+    [SLASH, COLON, 0, 0],
+    [CLOSE_BRACE, SEPARATOR, 12, 9],
+    [CLOSE_BRACE, OPEN_BRACKET, 64, 47],
+    [CLOSE_BRACKET, OTHER, 32, 0],
+    [SLASH, QUOTE, 33, 64],
+    [CLOSE_BRACE, OTHER, 10, 0],
+  ];
+  for (const [prev, cls, claude, o200k] of PAIR_PRICES) price(pairIndex(prev, cls), [claude, o200k]);
+  // After a comma of a run that began with a quote, as after any comma, but for `"`, `{` (above) and `[`, which
+  // starts a token: `"],[` is `"],` and `[` in both (the default), where `],[` after a number is one.
+  for (let cls = 0; cls < CLASSES; cls++) {
+    if (cls !== QUOTE && cls !== OPEN_BRACE && cls !== OPEN_BRACKET && cls !== BREAK) {
+      price(pairIndex(QUOTED_COMMA, cls), [
+        CLAUDE[pairIndex(COMMA, cls)] as number,
+        O200K[pairIndex(COMMA, cls)] as number,
+      ]);
+    }
+  }
+
+  // --- The n-th character of a run of one class ----------------------------------------------------------
+  // Digits: o200k cuts every 3 (`170|000|036|0`). Claude's vocabulary holds fewer long numbers (`17|000|94|220`,
+  // random digits 2.4 a token) but long runs of zeros (`17|00000|360`): by position from the 2nd digit, and
+  // next to nothing for a 0 after a 0.
+  const CLAUDE_DIGITS = [4, 31, 23, 23, 25, 32, 19, 40, 20, 25, 22, 27, 28, 35, 33, 23, 27];
+  for (let n = 2; n <= LAST_RUN; n++) {
+    const o200k = n % 3 === 1 ? 64 : 0;
+    price(runRow(DIGIT) + n, [CLAUDE_DIGITS[Math.min(n - 2, CLAUDE_DIGITS.length - 1)] as number, o200k]);
+    price(runRow(ZEROS) + n, [11, o200k]);
+  }
+  priceRun(runRow(SPACE), [[1, 1]]); // one token up to ~80 spaces in both
+  priceRun(runRow(BREAK), [[64, 0]]); // `\n\n`
+  priceRun(runRow(QUOTE), [[0, 0]]);
+  priceRun(runRow(COMMA), [[64, 64]]);
+  priceRun(runRow(COLON), [[64, 64]]);
+  priceRun(runRow(OPEN_BRACKET), [[10, 63]]); // `[[`: two in o200k
+  priceRun(runRow(CLOSE_BRACKET), [[23, 7]]);
+  priceRun(runRow(OPEN_BRACE), [[64, 64]]);
+  priceRun(runRow(CLOSE_BRACE), [[10, 1]]);
+  priceRun(runRow(SEPARATOR), [[10, 7]]); // `__name__`, `...`
+  priceRun(runRow(SLASH), [[0, 3]]); // `//`
+  priceRun(runRow(OTHER), [[41, 29]]);
+
+  // --- A letter after a letter of the same word -------------------------------------------------------------
+  // English words are mostly single tokens; random letters split every 2 or 3. By position in the consonant
+  // run where that matters (the 2nd consonant on).
+  const LETTER_PRICES: Record<number, Record<number, readonly Prices[]>> = {
+    [IN_WORD]: {
+      [VOWEL_AFTER_CONSONANT]: [[2, 4]],
+      [CONSONANT_AFTER_VOWEL]: [[0, 1]],
+      [VOWEL_AFTER_VOWEL]: [[2, 3]],
+      [CONSONANTS]: [
+        [1, 2],
+        [2, 6],
+        [2, 6],
+        [19, 22],
+      ],
+      [LEADING_CONSONANTS]: [
+        [6, 14],
+        [43, 36],
+        [42, 42],
+        [40, 40],
+      ],
+    },
+    [IN_HASH]: {
+      [VOWEL_AFTER_CONSONANT]: [[9, 6]],
+      [CONSONANT_AFTER_VOWEL]: [[5, 2]],
+      [VOWEL_AFTER_VOWEL]: [[18, 15]],
+      [CONSONANTS]: [
+        [38, 35],
+        [19, 19],
+        [32, 22],
+        [26, 26],
+      ],
+      [LEADING_CONSONANTS]: [
+        [12, 13],
+        [44, 36],
+        [30, 30],
+        [40, 40],
+      ],
+    },
+  };
+  for (const context of [IN_WORD, IN_HASH]) {
+    for (let rule = 0; rule < LETTER_RULES; rule++) {
+      priceRun(letterRow(context, rule), LETTER_PRICES[context]?.[rule] as readonly Prices[]);
+    }
+  }
+  price(CAMEL, [74, 63]); // o200k always splits there, Claude mostly
+  price(UPPER_RUN, [6, 0]);
+  price(AFTER_UPPER, [4, 3]);
+
+  // --- Unknown contexts: the most any context costs -------------------------------------------------------
+  for (const table of [CLAUDE, O200K]) {
+    const most = (from: number, to: number) => {
+      let largest = 0;
+      for (let i = from; i < to; i++) largest = Math.max(largest, table[i] as number);
+      return largest;
+    };
+    for (let row = 0; row <= ZEROS; row++)
+      table[runRow(row) + UNKNOWN_RUN] = most(runRow(row), runRow(row) + UNKNOWN_RUN);
+    for (let rule = 0; rule < LETTER_RULES; rule++) {
+      for (let n = 0; n < RUN_STRIDE; n++) {
+        table[letterRow(IN_UNKNOWN, rule) + n] = Math.max(
+          table[letterRow(IN_WORD, rule) + n] as number,
+          table[letterRow(IN_HASH, rule) + n] as number,
+        );
+      }
+    }
+    // A consonant run of unknown start, with or without a vowel before it, at any position.
+    table[letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN] = Math.max(
+      most(letterRow(IN_UNKNOWN, CONSONANTS), letterRow(IN_UNKNOWN, CONSONANTS) + UNKNOWN_RUN),
+      most(
+        letterRow(IN_UNKNOWN, LEADING_CONSONANTS),
+        letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN,
+      ),
+    );
+    // A text's first character: the most its class costs after anything, and the surcharge.
+    for (let cls = 0; cls < CLASSES; cls++) {
+      let largest = UNIT;
+      for (let prev = 0; prev < START; prev++)
+        largest = Math.max(largest, table[pairIndex(prev, cls)] as number);
+      largest = Math.max(largest, table[runRow(cls) + UNKNOWN_RUN] as number);
+      table[pairIndex(START, cls)] = largest + START_SURCHARGE * UNIT;
+    }
+  }
+
+  // --- Known words ------------------------------------------------------------------------------------------
+  /**
+   * The words results repeat in every series (the keys of Prometheus' answers and of this server's, label
+   * names, and the vocabulary of Kubernetes, cAdvisor, node_exporter, kube-state-metrics and EKS names), with
+   * their exact cost: a whole letter run that is one of these, right after a quote or a separator (`.-_/`)
+   * and ended by ASCII that is not a letter, costs its first letter and the tokens each tokenizer takes for
+   * the rest (see knownPrice). `word` takes none more in Claude's and after a quote in o200k's, one more in
+   * o200k's after a separator (o200k glues a mark to a single letter, `-x`, but not to a word, `-|node`);
+   * `word:c/q/s` takes c more in Claude's, q more in o200k's after a quote and s after a separator. Checked
+   * against both tokenizers in test/property/tokens.test.ts.
+   */
+  const KNOWN_SLOTS = 1024;
+  /** Open addressing: a word's hash (never 0) at its hash's slot or the next free one. */
+  const KNOWN = new Int32Array(KNOWN_SLOTS);
+  /** Its extra tokens, 4 bits each: Claude's, o200k's after a quote, o200k's after a separator. */
+  const KNOWN_EXTRA = new Uint16Array(KNOWN_SLOTS);
+  for (const entry of KNOWN_WORDS) {
+    const [word = "", extra = "0/0/1"] = entry.split(":");
+    const [claude = 0, afterQuote = 0, afterSeparator = 0] = extra.split("/").map(Number);
+    let hash = WORD_SEED;
+    for (let i = 0; i < word.length; i++) hash = hashStep(hash, word.charCodeAt(i));
+    let slot = hash & (KNOWN_SLOTS - 1);
+    while (KNOWN[slot] !== 0) slot = (slot + 1) & (KNOWN_SLOTS - 1);
+    KNOWN[slot] = hash;
+    KNOWN_EXTRA[slot] = claude | (afterQuote << 4) | (afterSeparator << 8);
+  }
+  /** The slot of a known word's hash, or -1. */
+  function knownSlot(hash: number): number {
+    for (let slot = hash & (KNOWN_SLOTS - 1); KNOWN[slot] !== 0; slot = (slot + 1) & (KNOWN_SLOTS - 1)) {
+      if (KNOWN[slot] === hash) return slot;
+    }
+    return -1;
+  }
+
+  // --- The compiled walk -------------------------------------------------------------------------------------
+  // `step` says what each character costs; walking a text looks it up instead. The states `step` can reach are
+  // numbered, and for each state and input (a class, with 0 apart from the other digits) TRANSITIONS holds the
+  // next state's number and both prices.
+  const ZERO_INPUT = CLASSES;
+  const INPUTS = CLASSES + 1;
+  const INPUT_OF = new Uint8Array(128);
+  /** A character of each input, to feed `step` with. */
+  const SAMPLE = new Uint8Array(INPUTS);
+  for (let code = 127; code >= 0; code--) {
+    INPUT_OF[code] = code === 48 ? ZERO_INPUT : (CLASS_OF[code] as number);
+    SAMPLE[INPUT_OF[code] as number] = code;
+  }
+  const NEXT_BITS = 12;
+  const NEXT_MASK = (1 << NEXT_BITS) - 1;
+  const PRICE_MASK = 511;
+  const O200K_SHIFT = NEXT_BITS;
+  const CLAUDE_SHIFT = NEXT_BITS + 9;
+  /** Set when the character is a letter after a letter of the same word. */
+  const IN_WORD_FLAG = 1 << 30;
+  const stateNumbers = new Map<number, number>();
+  const stateList: number[] = [];
+  const numberOf = (state: number) => {
+    let number = stateNumbers.get(state);
+    if (number === undefined) {
+      number = stateList.length;
+      stateNumbers.set(state, number);
+      stateList.push(state);
+    }
+    return number;
+  };
+  const START_NUMBER = numberOf(START_STATE);
+  const NON_ASCII_NUMBER = numberOf(NON_ASCII_STATE);
+  const transitions: number[] = [];
+  for (let number = 0; number < stateList.length; number++) {
+    for (let input = 0; input < INPUTS; input++) {
+      const next = step(stateList[number] as number, SAMPLE[input] as number);
+      const index = next >>> STATE_BITS;
+      transitions[number * INPUTS + input] =
+        numberOf(next & STATE_MASK) |
+        ((O200K[index] as number) << O200K_SHIFT) |
+        ((CLAUDE[index] as number) << CLAUDE_SHIFT) |
+        (index >= LETTERS ? IN_WORD_FLAG : 0);
+    }
+  }
+  if (stateList.length > 1 << NEXT_BITS) throw new Error("tokens: too many states to compile");
+  const TRANSITIONS = Int32Array.from(transitions);
+  /** Per state: 1 if the last character was a quote, 2 a separator or slash (a known word may start). */
+  const BEFORE_WORD = Uint8Array.from(stateList, (state) => {
+    const prev = state & 31;
+    return prev === QUOTE ? 1 : prev === SEPARATOR || prev === SLASH ? 2 : 0;
+  });
+  const IS_LETTER = Uint8Array.from(INPUT_OF, (input) => (isLetter(input) ? 1 : 0));
+  /**
+   * What the walks read, for them to copy into locals: bundlers turn module constants into variables, which
+   * a loop would reload at every character.
+   */
+  const walk = {
+    transitions: TRANSITIONS,
+    inputOf: INPUT_OF,
+    beforeWord: BEFORE_WORD,
+    letterCode: IS_LETTER,
+    inputs: INPUTS,
+    claudeShift: CLAUDE_SHIFT,
+    o200kShift: O200K_SHIFT,
+    priceMask: PRICE_MASK,
+    nextMask: NEXT_MASK,
+    inWordFlag: IN_WORD_FLAG,
+  } as const;
+  return {
+    walk,
+    knownSlot,
+    knownExtraTable: KNOWN_EXTRA,
+    startNumber: START_NUMBER,
+    nonAsciiNumber: NON_ASCII_NUMBER,
+  };
+}
+
+let compiled: ReturnType<typeof compile> | undefined;
+
+/** The compiled tables. */
+function tables(): ReturnType<typeof compile> {
+  compiled ??= compile();
+  return compiled;
+}
 
 /**
  * The extra tokens of the known word of this hash (see KNOWN_WORDS), in 1/64 token: Claude's in bits 0-15,
  * o200k's in bits 16-31; or -1 for a word that is not known.
  */
 function knownExtra(hash: number, afterQuote: boolean): number {
+  const { knownSlot, knownExtraTable } = tables();
   const slot = knownSlot(hash);
   if (slot < 0) return -1;
-  const extra = KNOWN_EXTRA[slot] as number;
+  const extra = knownExtraTable[slot] as number;
   const o200k = afterQuote ? (extra >>> 4) & 15 : extra >>> 8;
   return (extra & 15) * UNIT + o200k * UNIT * 65536;
 }
@@ -564,7 +592,7 @@ export function estimateTokensOfBytes(bytes: Uint8Array, start = 0, end = bytes.
  * ```
  */
 export class TokenTally {
-  private state = START_NUMBER;
+  private state = tables().startNumber;
   private claude = 0;
   private o200k = 0;
   /** The hash of the current letter run if it began right after a quote or a separator, else 0. */
@@ -592,7 +620,8 @@ export class TokenTally {
       priceMask,
       nextMask,
       inWordFlag,
-    } = WALK;
+    } = tables().walk;
+    const { nonAsciiNumber } = tables();
     let { state, claude, o200k, word, afterQuote, wordClaude, wordO200k } = this;
     const length = text.length;
     for (let i = 0; i < length; i++) {
@@ -640,7 +669,7 @@ export class TokenTally {
       }
       claude += bytes * UNIT;
       o200k += bytes * UNIT;
-      state = NON_ASCII_NUMBER;
+      state = nonAsciiNumber;
       word = 0;
     }
     Object.assign(this, { state, claude, o200k, word, afterQuote, wordClaude, wordO200k });
@@ -661,7 +690,8 @@ export class TokenTally {
       priceMask,
       nextMask,
       inWordFlag,
-    } = WALK;
+    } = tables().walk;
+    const { nonAsciiNumber } = tables();
     let { state, claude, o200k, word, afterQuote, wordClaude, wordO200k } = this;
     for (let i = start; i < end; i++) {
       const code = bytes[i] as number;
@@ -698,7 +728,7 @@ export class TokenTally {
       }
       claude += UNIT;
       o200k += UNIT;
-      state = NON_ASCII_NUMBER;
+      state = nonAsciiNumber;
       word = 0;
     }
     Object.assign(this, { state, claude, o200k, word, afterQuote, wordClaude, wordO200k });

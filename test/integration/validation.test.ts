@@ -96,6 +96,17 @@ describe("input validation", () => {
     ).toEqual(["start", "end"]);
   });
 
+  it.each(["unusual", "highest", "lowest", null])("accepts the order %j", (order) => {
+    expect(validationErrors(ExecuteQuery, { query: "up", order })).toEqual([]);
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, order })).toEqual([]);
+  });
+
+  it.each(["", "Highest", "biggest", "asc", 1])("rejects the order %j, naming the accepted ones", (order) => {
+    const expected = ["order: order must be unusual, highest or lowest"];
+    expect(validationErrors(ExecuteQuery, { query: "up", order })).toEqual(expected);
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, order })).toEqual(expected);
+  });
+
   it.each(["15s", "1m", "1h30m", "1d", "500ms", "2w", "1y", "60", "0.5"])("accepts the step %s", (step) => {
     expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step })).toEqual([]);
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CurveSpace } from "../../src/results/curves.js";
+import { Description, MAX_DESCRIBED } from "../../src/results/description.js";
 import { ranked, unusualness } from "../../src/results/ranking.js";
-import { estimateTokens } from "../../src/results/tokens.js";
+import { estimateTokens, TokenTally } from "../../src/results/tokens.js";
 import { type QueryData, rendered } from "../support/cutResults.js";
 
 const TIME = 1_700_000_000;
@@ -107,5 +108,123 @@ describe("ranking by how unusual", () => {
     expect(ranked(items, "unusual")).toEqual([4, 3, 0, 2, 1]);
     expect(ranked(items, "highest")).toEqual([4, 3, 0, 2, 1]);
     expect(ranked(items, "lowest")).toEqual([0, 2, 3, 4, 1]);
+  });
+});
+
+describe("more series than are described", () => {
+  it("keeps the most unusual MAX_DESCRIBED of them, says how many rows are missing, and their curves stay whole", async () => {
+    // Twice MAX_DESCRIBED and one more series of three points: the least unusual half goes while reading.
+    const count = 2 * MAX_DESCRIBED + 1;
+    const planted = count - 1;
+    const data: QueryData = {
+      resultType: "matrix",
+      result: Array.from({ length: count }, (_, s) => ({
+        metric: { pod: `pod-${s}` },
+        values: [0, 1, 2].map((i): [number, string] => [
+          TIME + 60 * i,
+          String(s === planted ? 1e9 : (s % 100) + i),
+        ]),
+      })),
+    };
+    const range = { start: TIME, end: TIME + 120, step: 60 };
+    const asked = { query: "q", range, order: "unusual" } as const;
+    const description = new Description(asked, { tokens: 20_000, bytes: 1_000_000 });
+    for (const series of data.result) description.add(series);
+    const described = description.result("series");
+    expect(described.items).toHaveLength(MAX_DESCRIBED + 1);
+    expect(described.dropped).toBe(MAX_DESCRIBED);
+    const { json } = await rendered(data, { tokens: 20_000, bytes: 1_000_000 }, asked);
+    const truncated = json.truncated;
+    expect(truncated?.total.series).toBe(count);
+    expect((json.series_stats?.rows.length ?? 0) + (truncated?.rows_missing ?? 0)).toBe(count);
+    // The planted series came last and leads, its points as sent.
+    const first = json.result[0] as { metric: { pod: string }; values: [number, string][] };
+    expect(first.metric.pod).toBe(`pod-${planted}`);
+    expect(first.values).toEqual([
+      [TIME, "1000000000"],
+      [TIME + 120, "1000000000"],
+    ]);
+    // Every curve is its series' own points (a run of equal values as its ends), whichever slots moved.
+    for (const curve of json.result as Array<{ metric: { pod: string }; values: [number, string][] }>) {
+      const s = Number(curve.metric.pod.slice("pod-".length));
+      if (s === planted) continue;
+      expect(curve.values).toEqual([0, 1, 2].map((i) => [TIME + 60 * i, String((s % 100) + i)]));
+    }
+  }, 60_000);
+});
+
+describe("other shapes of a cut answer", () => {
+  it("an instant query's matrix (a range selector) is described from its own samples' span", async () => {
+    const data: QueryData = {
+      resultType: "matrix",
+      result: Array.from({ length: 40 }, (_, s) => ({
+        metric: { pod: `pod-${s}` },
+        values: Array.from({ length: 20 }, (_, i): [number, string] => [
+          TIME - 300 + 15 * i,
+          String(s * 100 + i),
+        ]),
+      })),
+    };
+    const budget = { tokens: 2_000, bytes: 1_000_000 };
+    const { json, texts } = await rendered(data, budget, { query: "x[5m]", time: TIME, order: "highest" });
+    expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
+    expect(json.series_stats?.columns).toContain("max_at");
+    const first = json.result[0] as { metric: { pod: string }; values: [number, string][] };
+    expect(first.metric.pod).toBe("pod-39");
+    // Its first and last samples are on its curve, at their times.
+    expect(first.values[0]).toEqual([TIME - 300, "3900"]);
+    expect(first.values.at(-1)).toEqual([TIME - 15, "3919"]);
+  });
+
+  it("native histograms are ranked and described by their count, and kept as Prometheus sent them", async () => {
+    const histogram = (count: number) => ({
+      count: String(count),
+      sum: String(count * 0.1),
+      buckets: [[0, "0.1", "1", String(count)]],
+    });
+    const data: QueryData = {
+      resultType: "matrix",
+      result: Array.from({ length: 30 }, (_, s) => ({
+        metric: { pod: `pod-${s}` },
+        histograms: Array.from({ length: 30 }, (_, i) => [
+          TIME + 60 * i,
+          histogram(s === 7 ? 1000 + i : s + i),
+        ]),
+      })),
+    };
+    const range = { start: TIME, end: TIME + 29 * 60, step: 60 };
+    const { json } = await rendered(
+      data,
+      { tokens: 3_000, bytes: 1_000_000 },
+      { query: "h", range, order: "unusual" },
+    );
+    expect(json.truncated).toBeDefined();
+    const first = json.result[0] as { metric: { pod: string }; histograms: Array<[number, unknown]> };
+    expect(first.metric.pod).toBe("pod-7");
+    expect(first.histograms[0]).toEqual([TIME, histogram(1000)]);
+    const row = json.series_stats?.rows[0] ?? [];
+    expect(row.slice(1, 5)).toEqual([1000, 1029, 1014.5, 1029]);
+  });
+});
+
+describe("TokenTally", () => {
+  it("after each piece gives the estimate of everything written so far, as one text", () => {
+    const pieces = [
+      '{"a":[',
+      "1700000000,",
+      '"0.5"],"b":"checkout-7d9f8b6c5-x2k4p"',
+      "}",
+      " ünïcode",
+      "\n  done",
+    ];
+    const tally = new TokenTally();
+    let written = "";
+    for (const piece of pieces) {
+      written += piece;
+      expect(tally.text(piece).tokens).toBe(estimateTokens(written));
+    }
+    const bytes = new TokenTally();
+    for (const piece of pieces) bytes.bytes(new TextEncoder().encode(piece));
+    expect(bytes.tokens).toBe(estimateTokens(written));
   });
 });
