@@ -34,13 +34,7 @@ describe.skipIf(!prometheusAvailable())("the large dataset loaded into a real Pr
     await prometheus?.close();
   });
 
-  async function api<T>(path: string, params: Record<string, string | number>): Promise<T> {
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-    const response = await fetch(`${prometheus.url}/api/v1/${path}?${query}`);
-    const body = (await response.json()) as { status: string; data: T };
-    expect(response.status, JSON.stringify(body).slice(0, 500)).toBe(200);
-    return body.data;
-  }
+  const api = <T>(path: string, params: Record<string, string | number>) => prometheus.api<T>(path, params);
 
   it("a range query of the CPU rate over the whole day has every series, each at its pod's rate", async () => {
     // From start + 5m on, every window holds 6 samples of a linear counter: rate() is the slope.

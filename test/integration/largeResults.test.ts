@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rounded } from "../../src/results/numbers.js";
 import { estimateTokens } from "../../src/results/tokens.js";
 import { RESPONSE_LIMIT_BYTES } from "../../src/routes/ceiling.js";
 import { type Handler, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
+import type { CutValue, RangeSeries } from "../support/cutResults.js";
 import {
   CPU_METRIC,
+  expectedCpuRate,
   LARGE_DATASET,
   largeMetricNames,
   largeOpenMetricsChunks,
@@ -24,18 +27,10 @@ const DEFAULT_TOKENS = 20_000;
 
 interface ToolResult {
   content: { type: string; text: string }[];
-  structuredContent: Record<string, unknown> & {
-    result?: { metric: Record<string, string>; values?: [number, string][] }[];
+  structuredContent: Omit<CutValue, "result" | "truncated"> & {
+    result?: RangeSeries[];
     metrics?: string[];
-    series_stats?: { rows: unknown[][]; common_labels: Record<string, string> };
-    truncated?: {
-      note: string;
-      cut_by: string;
-      total: Record<string, number>;
-      returned: Record<string, number>;
-      order: string;
-      total_is_lower_bound?: boolean;
-    };
+    truncated?: CutValue["truncated"] & { total_is_lower_bound?: boolean };
   };
   isError?: boolean;
 }
@@ -59,11 +54,6 @@ describe.skipIf(!prometheusAvailable())(
       await prometheus?.close();
     });
 
-    async function prometheusData(path: string, params: Record<string, string>): Promise<unknown> {
-      const response = await fetch(`${prometheus.url}/api/v1/${path}?${new URLSearchParams(params)}`);
-      return ((await response.json()) as { data: unknown }).data;
-    }
-
     async function callTool(name: string, args: Record<string, unknown>, h = handler) {
       const http = await postMcp(h, {
         jsonrpc: "2.0",
@@ -75,7 +65,7 @@ describe.skipIf(!prometheusAvailable())(
       return { http, result: (JSON.parse(http.body) as { result: ToolResult }).result };
     }
 
-    it("cuts CPU by pod over a day to the budget: every pod in series_stats, curves at a coarser step, the note first", async () => {
+    it("cuts CPU by pod over a day to the budget: every pod in series_stats, its flat curves as two points, the note first", async () => {
       const { http, result } = await callTool("ExecuteRangeQuery", CPU_BY_POD);
       expect(result.isError).toBeUndefined();
       expect(payloadBytes(http)).toBeLessThanOrEqual(RESPONSE_LIMIT_BYTES);
@@ -93,7 +83,14 @@ describe.skipIf(!prometheusAvailable())(
       expect(data.truncated?.total.bytes).toBeGreaterThan(10_000_000);
       expect(data.series_stats?.rows).toHaveLength(300);
       expect(series.length).toBeGreaterThanOrEqual(10);
-      for (const curve of series) expect(curve.values?.length).toBeGreaterThanOrEqual(48);
+      // Each pod's rate is constant: its curve is a run of one value, written as its first and last point.
+      for (const curve of series) {
+        const rate = expectedCpuRate(curve.metric.pod as string);
+        expect(curve.values).toEqual([
+          [start + 300, String(rounded(rate))],
+          [end, String(rounded(rate))],
+        ]);
+      }
       // The text is the same data, compact; the note is its first key, and the only text item.
       expect(JSON.parse(result.content[0]?.text ?? "")).toEqual(data);
       expect(result.content).toHaveLength(1);
@@ -105,7 +102,7 @@ describe.skipIf(!prometheusAvailable())(
     it("returns a small answer whole, unmarked, exactly as Prometheus does", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
       const { result } = await callTool("ExecuteQuery", args);
-      expect(result.structuredContent).toEqual(await prometheusData("query", args));
+      expect(result.structuredContent).toEqual(await prometheus.api("query", args));
       expect(result.structuredContent.truncated).toBeUndefined();
       expect(result.content).toHaveLength(1);
     });
@@ -145,7 +142,7 @@ describe.skipIf(!prometheusAvailable())(
     it("a limit above what exists changes nothing", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
       const { result } = await callTool("ExecuteQuery", { ...args, limit: 50 });
-      expect(result.structuredContent).toEqual(await prometheusData("query", args));
+      expect(result.structuredContent).toEqual(await prometheus.api("query", args));
     });
 
     it("keeps a batch of eight such calls within one Lambda response, each cut to its share", async () => {

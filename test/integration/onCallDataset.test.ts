@@ -51,13 +51,7 @@ describe.skipIf(!prometheusAvailable())("the on-call dataset loaded into a real 
     await prometheus?.close();
   });
 
-  async function api<T>(path: string, params: Record<string, string | number>): Promise<T> {
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-    const response = await fetch(`${prometheus.url}/api/v1/${path}?${query}`);
-    const body = (await response.json()) as { status: string; data: T };
-    expect(response.status, JSON.stringify(body).slice(0, 500)).toBe(200);
-    return body.data;
-  }
+  const api = <T>(path: string, params: Record<string, string | number>) => prometheus.api<T>(path, params);
 
   async function instant(query: string, time: number = end): Promise<Sample[]> {
     return (await api<{ result: Sample[] }>("query", { query, time })).result;

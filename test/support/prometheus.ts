@@ -97,6 +97,8 @@ export function prometheusAvailable(): boolean {
 export interface RunningPrometheus {
   /** Base URL, e.g. `http://127.0.0.1:41234` (the HTTP API is under `/api/v1`). */
   url: string;
+  /** The `data` of an HTTP API answer (`api("query", { query: "up" })`), asked directly; throws unless 200. */
+  api<T = unknown>(path: string, params: Record<string, string | number>): Promise<T>;
   /** Stops the process and deletes its data directory. */
   close(): Promise<void>;
 }
@@ -159,6 +161,7 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
       let closing: Promise<void> | undefined;
       return {
         url,
+        api: (path, params) => apiData(url, path, params),
         close() {
           closing ??= stop(child).then(() => rm(dir, { recursive: true, force: true }));
           return closing;
@@ -169,6 +172,15 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+async function apiData<T>(url: string, path: string, params: Record<string, string | number>): Promise<T> {
+  const query = new URLSearchParams(Object.entries(params).map(([name, value]) => [name, String(value)]));
+  const response = await fetch(`${url}/api/v1/${path}?${query}`);
+  const body = (await response.json()) as { data: T };
+  if (response.status !== 200)
+    throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.data;
 }
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {

@@ -37,7 +37,12 @@ interface Answer {
   value: {
     result?: Array<{ values?: unknown[]; value?: unknown }>;
     series_stats?: { rows: unknown[] };
-    truncated?: { cut_by?: string; total?: { series?: number }; rows_missing?: number; downsampled?: unknown };
+    truncated?: {
+      cut_by?: string;
+      total?: { series?: number };
+      rows_missing?: number;
+      downsampled?: unknown;
+    };
   };
 }
 
@@ -46,7 +51,11 @@ function leftOut(answer: Answer): boolean {
   const cut = answer.value.truncated;
   if (cut?.cut_by !== "size") return false;
   const series = cut.total?.series ?? 0;
-  return cut.rows_missing !== undefined || cut.downsampled !== undefined || (answer.value.result?.length ?? 0) < series;
+  return (
+    cut.rows_missing !== undefined ||
+    cut.downsampled !== undefined ||
+    (answer.value.result?.length ?? 0) < series
+  );
 }
 
 function callEvent(tool: string, args: Record<string, string>) {
@@ -321,7 +330,9 @@ async function boundedMemory(root: string): Promise<Figure> {
     const probed = await probeRangeQuery(probe, 40, big.url, args);
     const bare = await probeRangeQuery(probe, 40, big.url, args, "bare");
     const { result } = JSON.parse(probed.body) as {
-      result: { structuredContent: { truncated: { total: { bytes: number } }; series_stats: { rows: unknown[] } } };
+      result: {
+        structuredContent: { truncated: { total: { bytes: number } }; series_stats: { rows: unknown[] } };
+      };
     };
     const answerBytes = result.structuredContent.truncated.total.bytes;
     const growth = (probed.peakRss - probed.baselineRss) / MB;
@@ -331,7 +342,10 @@ async function boundedMemory(root: string): Promise<Figure> {
       title: `A ${(answerBytes / 1e6).toFixed(0)} MB answer (${series} series) read by a process with a 40 MiB V8 heap`,
       unit: "MiB RSS growth",
       ours: Math.round(growth * 10) / 10,
-      baseline: { name: "the same process reading the answer and dropping it", value: Math.round(bareGrowth * 10) / 10 },
+      baseline: {
+        name: "the same process reading the answer and dropping it",
+        value: Math.round(bareGrowth * 10) / 10,
+      },
       target: "ours ≤ the bare read + 32 MiB (every series' statistics and curve)",
       met: growth <= bareGrowth + 32 && result.structuredContent.series_stats.rows.length > 0,
       note: `${Math.round(probed.ms)} ms; ${result.structuredContent.series_stats.rows.length} rows in series_stats`,
