@@ -197,7 +197,10 @@ export class Curve {
     }
     const last = points[points.length - 1];
     if (!Number.isNaN(this.lastTime) && (last === undefined || last[0] < this.lastTime)) {
-      push([this.lastTime, this.lastValue, this.lastPayload], Math.floor(this.space.bucketOf(this.lastTime) / factor));
+      push(
+        [this.lastTime, this.lastValue, this.lastPayload],
+        Math.floor(this.space.bucketOf(this.lastTime) / factor),
+      );
     }
     // Native histograms of equal counts can differ: only float curves are run-length written.
     return this.payloads ? points : withoutRunInteriors(points, bucketOf);
@@ -211,7 +214,8 @@ function withoutRunInteriors(points: CurvePoint[], bucketOf: readonly number[]):
     const after = points[index + 1];
     if (before === undefined || after === undefined) return true;
     const bucket = bucketOf[index] as number;
-    const joined = bucket - (bucketOf[index - 1] as number) <= 1 && (bucketOf[index + 1] as number) - bucket <= 1;
+    const joined =
+      bucket - (bucketOf[index - 1] as number) <= 1 && (bucketOf[index + 1] as number) - bucket <= 1;
     return !(joined && before[1] === point[1] && after[1] === point[1]);
   });
 }

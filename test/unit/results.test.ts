@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { CurveSpace } from "../../src/results/curves.js";
 import { Description, MAX_DESCRIBED } from "../../src/results/description.js";
+import type { Fittable } from "../../src/results/fit.js";
 import { ranked, unusualness } from "../../src/results/ranking.js";
 import { estimateTokens, TokenTally } from "../../src/results/tokens.js";
+import { renderToolResult } from "../../src/server.js";
 import { type QueryData, rendered } from "../support/cutResults.js";
 
 const TIME = 1_700_000_000;
@@ -226,5 +228,35 @@ describe("TokenTally", () => {
     const bytes = new TokenTally();
     for (const piece of pieces) bytes.bytes(new TextEncoder().encode(piece));
     expect(bytes.tokens).toBe(estimateTokens(written));
+  });
+});
+
+describe("rendering a result that cuts itself", () => {
+  /** A result whose cut overshoots what it is asked for by a fifth, as an estimate that is too low would. */
+  const overshooting = (asked: Array<{ tokens: number; bytes: number }>): Fittable => ({
+    fit: async (budget) => {
+      asked.push(budget);
+      const words = Math.floor((budget.tokens * 1.2) / 2);
+      return {
+        value: { truncated: { note: "cut" }, words: Array.from({ length: words }, (_, i) => `w${i}`) },
+      };
+    },
+  });
+
+  it("asks again with less, until the text is within the budget", async () => {
+    const asked: Array<{ tokens: number; bytes: number }> = [];
+    const budget = { tokens: 2_000, bytes: 1_000_000 };
+    const out = await renderToolResult(overshooting(asked), budget);
+    const text = (out.content[0] as { text: string }).text;
+    expect(asked.length).toBeGreaterThan(1);
+    expect(asked[1]?.tokens).toBeLessThan(budget.tokens);
+    expect(estimateTokens(text)).toBeLessThanOrEqual(budget.tokens);
+  });
+
+  it("gives up with a clear tool error when even its smallest cut does not fit", async () => {
+    const stubborn: Fittable = { fit: async () => ({ value: { words: "w ".repeat(5_000) } }) };
+    await expect(renderToolResult(stubborn, { tokens: 1_000, bytes: 1_000_000 })).rejects.toThrow(
+      /does not fit this reply's budget \(1000 tokens, 1000000 bytes\), not even cut\. Ask for less/,
+    );
   });
 });
