@@ -46,7 +46,7 @@ export class CurveSpace {
   buckets: number;
   /** Every curve's buckets, curve after curve (a curve's slot is its position). */
   data: Float64Array;
-  private readonly curves: Curve[] = [];
+  private curves: Curve[] = [];
 
   constructor(
     readonly range: QueryRange,
@@ -86,7 +86,7 @@ export class CurveSpace {
       if (curve.slot !== slot) this.data.copyWithin(slot * size, curve.slot * size, (curve.slot + 1) * size);
       curve.slot = slot;
     });
-    this.curves.splice(0, this.curves.length, ...kept);
+    this.curves = kept;
   }
 
   /** The bucket of time `t` (times outside the range go to the first or last). */

@@ -64,7 +64,7 @@ const TOKENS_PER_BUCKET = 16;
  * coarser step (see CurveSpace). Memory follows the number of series, not of points.
  */
 export class Description {
-  private readonly items: Described[] = [];
+  private items: Described[] = [];
   private readonly buffer = new PointBuffer();
   private space: CurveSpace | undefined;
   private arrivals = 0;
@@ -169,7 +169,7 @@ export class Description {
     }
     this.space?.release(released);
     this.dropped += this.items.length - kept.length;
-    this.items.splice(0, this.items.length, ...kept);
+    this.items = kept;
   }
 }
 
