@@ -5,7 +5,7 @@ import { AnswerFormatError, AnswerScanner } from "./answerStream.js";
 /**
  * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
  * query, `data` itself for a list) as the bytes Prometheus wrote it with, then the rest. A sink parses
- * what it needs (parseElement), so that one reading only what it keeps pays no more. A new sink per
+ * what it needs (parseJsonBytes), so that one reading only what it keeps pays no more. A new sink per
  * attempt: a retry starts over.
  */
 export interface AnswerSink<T> {

@@ -1,20 +1,16 @@
 import { estimateTokens, TokenTally } from "./tokens.js";
 
-/**
- * What one tool result may take: `tokens`, the model's budget (MAX_RESULT_TOKENS, counted by the
- * estimator in ./tokens.ts), and `bytes`, the text's share of the Lambda response (and MAX_RESULT_BYTES
- * when set). Both bound the result's JSON text.
- */
-export interface Budget {
-  tokens: number;
-  bytes: number;
-}
-
-/** What a piece of the result's text costs, in the units of a Budget. */
+/** What a piece of a result's text costs: its estimated tokens (see ./tokens.ts) and its UTF-8 bytes. */
 export interface Cost {
   tokens: number;
   bytes: number;
 }
+
+/**
+ * What one tool result may cost: `tokens`, the model's budget (MAX_RESULT_TOKENS), and `bytes`, the
+ * text's share of the Lambda response (and MAX_RESULT_BYTES when set).
+ */
+export type Budget = Cost;
 
 /** How the result's text is laid out: compact JSON, or indented by `indent` spaces (PYTHON_COMPAT). */
 export interface Layout {

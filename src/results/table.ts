@@ -1,6 +1,6 @@
 import { isPlainObject } from "../json.js";
 import type { Described } from "./description.js";
-import { type Cost, fitsIn, type Measure, NO_COST, type Sequence } from "./fit.js";
+import { type Budget, type Cost, fitsIn, type Measure, NO_COST, type Sequence } from "./fit.js";
 import { tableNumber } from "./numbers.js";
 import type { SeriesStats } from "./stats.js";
 
@@ -87,7 +87,7 @@ export class Rows {
   }
 
   /** How many of the first rows fit `room` (none further is built). */
-  fitting(room: { tokens: number; bytes: number }): number {
+  fitting(room: Budget): number {
     let count = 0;
     while (count < this.count && fitsIn(this.cost(count + 1), room)) count++;
     return count;
