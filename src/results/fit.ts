@@ -151,6 +151,17 @@ export class Sequence {
   }
 }
 
+/**
+ * The budget in a note's words: its tokens, and the reply's share of the response too where that is
+ * what binds (a batch sharing the response; JSON takes 2 to 3 bytes a token).
+ */
+export function budgetWords(budget: Budget): string {
+  const tokens = `${formatCount(budget.tokens)}-token budget`;
+  return budget.bytes < 3 * budget.tokens
+    ? `${tokens} (and this reply's ${formatCount(budget.bytes)} bytes)`
+    : tokens;
+}
+
 /** `1234567` → `1,234,567`: numbers a model reads in a note. */
 export function formatCount(count: number): string {
   return count.toLocaleString("en-US");

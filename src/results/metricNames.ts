@@ -1,6 +1,7 @@
 import { parseJsonBytes } from "../json.js";
 import {
   type Budget,
+  budgetWords,
   type Fittable,
   type Fitted,
   formatCount,
@@ -118,13 +119,12 @@ export class MetricNames implements Fittable {
     const why =
       cutBy === "limit"
         ? `Cut to limit=${this.options.limit}: Prometheus has ${total} metric names`
-        : `Prometheus has ${total} metric names, more than the ${formatCount(budget.tokens)}-token budget`;
-    const families = [...this.prefixes]
+        : `Prometheus has ${total} metric names, more than the ${budgetWords(budget)}`;
+    const largest = [...this.prefixes]
       .sort((a, b) => b[1] - a[1] || NAME_ORDER.compare(a[0], b[0]))
-      .slice(0, PREFIXES_NAMED)
-      .map(([prefix, count]) => `${prefix} (${formatCount(count)})`)
-      .join(", ");
-    const example = [...this.prefixes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "http_";
+      .slice(0, PREFIXES_NAMED);
+    const families = largest.map(([prefix, count]) => `${prefix} (${formatCount(count)})`).join(", ");
+    const example = largest[0]?.[0] ?? "http_";
     return (
       `${why}; metrics has the first ${formatCount(returned)} by name. ` +
       `The largest families: ${families}. ` +

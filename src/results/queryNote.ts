@@ -1,5 +1,5 @@
 import { formatDuration, type Suggestion } from "../promql/advice.js";
-import { type Budget, formatCount } from "./fit.js";
+import { type Budget, budgetWords, formatCount } from "./fit.js";
 import { SIGNIFICANT_DIGITS } from "./numbers.js";
 import type { Order } from "./ranking.js";
 
@@ -49,10 +49,6 @@ export function cutNote(facts: CutFacts): string {
   const next = facts.suggestions.map((s) => (s.query === undefined ? s.text : `${s.text}: ${s.query}`));
   next.push(`order=${facts.order === "unusual" ? "highest or lowest" : "unusual"} ranks differently`);
   return `${why} ${table}; ${shown}${how}. To see more: ${next.join("; ")}.`;
-}
-
-function budgetWords(budget: Budget): string {
-  return `${formatCount(budget.tokens)}-token budget`;
 }
 
 function megabytes(bytes: number): string {

@@ -170,6 +170,8 @@ describe.skipIf(!prometheusAvailable())(
         expect(result.structuredContent.truncated?.total.series).toBe(300);
         expect(result.structuredContent.result?.length).toBeGreaterThan(0);
         expect(result.structuredContent.series_stats?.rows.length).toBeGreaterThan(0);
+        // What bound the cut was the reply's share of the response, and the note says so.
+        expect(result.structuredContent.truncated?.note).toMatch(/and this reply's [\d,]+ bytes/);
       }
     });
 
