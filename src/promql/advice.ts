@@ -8,8 +8,31 @@
  * parsed again before it is offered.
  */
 
-type PromqlModule = typeof import("@prometheus-io/lezer-promql");
-type SyntaxNode = ReturnType<PromqlModule["parser"]["parse"]>["topNode"];
+import {
+  ARITHMETIC,
+  aggregationOp,
+  args,
+  type Binary,
+  binary,
+  byLabels,
+  COMPARISON,
+  child,
+  children,
+  firstExpr,
+  functionName,
+  isFilter,
+  labelNameOf,
+  labelToken,
+  type PromqlModule,
+  parseClean,
+  SET_OPERATORS,
+  type SyntaxNode,
+  splice,
+  TRANSPARENT_NODES,
+  text,
+  unparen,
+  valueType,
+} from "./syntax.js";
 
 /** What the cut answer looked like; everything here is known after the cut without re-querying. */
 export interface AdviceFacts {
@@ -163,209 +186,6 @@ interface Rewrite {
   summed: boolean;
   how: string;
   groups: string[];
-}
-
-const EXPR_NODES = new Set([
-  "AggregateExpr",
-  "BinaryExpr",
-  "FunctionCall",
-  "MatrixSelector",
-  "NumberDurationLiteral",
-  "OffsetExpr",
-  "AnchoredExpr",
-  "SmoothedExpr",
-  "ParenExpr",
-  "StringLiteral",
-  "SubqueryExpr",
-  "UnaryExpr",
-  "VectorSelector",
-  "StepInvariantExpr",
-]);
-
-// Wrappers that leave a vector's values and labels alone (or negate them): look through them.
-const TRANSPARENT_NODES = new Set([
-  "ParenExpr",
-  "OffsetExpr",
-  "StepInvariantExpr",
-  "SmoothedExpr",
-  "AnchoredExpr",
-  "UnaryExpr",
-]);
-
-/** The query's expression, or undefined when the parser had to recover from anything. */
-function parseClean(parser: PromqlModule["parser"], query: string): SyntaxNode | undefined {
-  const tree = parser.parse(query);
-  let clean = true;
-  tree.iterate({
-    enter: (node) => {
-      if (node.type.isError) clean = false;
-      // The grammar accepts an unterminated string; rewriting around one would produce garbage.
-      if (node.name === "StringLiteral" && !isTerminatedString(query.slice(node.from, node.to)))
-        clean = false;
-      return clean;
-    },
-  });
-  if (!clean) return undefined;
-  const exprs = exprChildren(tree.topNode);
-  return exprs.length === 1 ? exprs[0] : undefined;
-}
-
-function isTerminatedString(literal: string): boolean {
-  const quote = literal[0];
-  if (literal.length < 2 || literal[literal.length - 1] !== quote) return false;
-  if (quote === "`") return true;
-  let backslashes = 0;
-  for (let i = literal.length - 2; i > 0 && literal[i] === "\\"; i--) backslashes++;
-  return backslashes % 2 === 0;
-}
-
-function children(node: SyntaxNode): SyntaxNode[] {
-  const out: SyntaxNode[] = [];
-  for (let c = node.firstChild; c; c = c.nextSibling) if (c.name !== "LineComment") out.push(c);
-  return out;
-}
-
-function exprChildren(node: SyntaxNode): SyntaxNode[] {
-  return children(node).filter((c) => EXPR_NODES.has(c.name));
-}
-
-function child(node: SyntaxNode, name: string): SyntaxNode | undefined {
-  return children(node).find((c) => c.name === name);
-}
-
-function firstExpr(node: SyntaxNode): SyntaxNode | undefined {
-  return exprChildren(node)[0];
-}
-
-function unparen(node: SyntaxNode): SyntaxNode {
-  let n = node;
-  for (let inner = firstExpr(n); n.name === "ParenExpr" && inner; inner = firstExpr(n)) n = inner;
-  return n;
-}
-
-function text(ctx: Ctx, node: SyntaxNode): string {
-  return ctx.src.slice(node.from, node.to);
-}
-
-/** `node`'s source text with some of its descendants' ranges replaced. */
-function splice(
-  ctx: Ctx,
-  node: SyntaxNode,
-  edits: ReadonlyArray<{ node: SyntaxNode; text: string }>,
-): string {
-  let out = "";
-  let at = node.from;
-  for (const edit of [...edits].sort((a, b) => a.node.from - b.node.from)) {
-    out += ctx.src.slice(at, edit.node.from) + edit.text;
-    at = edit.node.to;
-  }
-  return out + ctx.src.slice(at, node.to);
-}
-
-function functionName(call: SyntaxNode): string {
-  return child(call, "FunctionIdentifier")?.firstChild?.name ?? "";
-}
-
-function args(node: SyntaxNode): SyntaxNode[] {
-  const body = child(node, "FunctionCallBody");
-  return body ? exprChildren(body) : [];
-}
-
-function aggregationOp(agg: SyntaxNode): string {
-  return child(agg, "AggregateOp")?.firstChild?.name ?? "";
-}
-
-/** The aggregation's `by` labels (name and source text), or undefined for `without` or no modifier. */
-function byLabels(ctx: Ctx, agg: SyntaxNode): { list: SyntaxNode; labels: Label[] } | undefined {
-  const modifier = child(agg, "AggregateModifier");
-  const list = modifier && child(modifier, "GroupingLabels");
-  if (!modifier || !list || !child(modifier, "By")) return undefined;
-  const labels = children(list).map((l) => ({ name: labelNameOf(ctx, l), token: text(ctx, l) }));
-  return { list, labels };
-}
-
-interface Label {
-  name: string;
-  token: string;
-}
-
-function labelNameOf(ctx: Ctx, node: SyntaxNode): string {
-  return node.name === "QuotedLabelName" ? unquote(text(ctx, node)) : text(ctx, node);
-}
-
-function unquote(literal: string): string {
-  const body = literal.slice(1, -1);
-  if (literal.startsWith("`")) return body;
-  try {
-    return JSON.parse(`"${literal.startsWith("'") ? body.replace(/\\'/g, "'").replace(/"/g, '\\"') : body}"`);
-  } catch {
-    return body; // Go-only escapes such as \x41: close enough for comparing label names
-  }
-}
-
-/** A label name as PromQL accepts it: bare when it can be, quoted (Prometheus 3 UTF-8 names) otherwise. */
-function labelToken(name: string): string {
-  return /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) ? name : JSON.stringify(name);
-}
-
-type ValueType = "vector" | "matrix" | "scalar" | "string";
-
-const SCALAR_FUNCTIONS = new Set(["Scalar", "Time", "Pi", "StartFn", "EndFn", "Range", "Step"]);
-
-function valueType(node: SyntaxNode): ValueType {
-  switch (node.name) {
-    case "NumberDurationLiteral":
-      return "scalar";
-    case "StringLiteral":
-      return "string";
-    case "MatrixSelector":
-    case "SubqueryExpr":
-      return "matrix";
-    case "FunctionCall":
-      return SCALAR_FUNCTIONS.has(functionName(node)) ? "scalar" : "vector";
-    case "BinaryExpr": {
-      const b = binary(node);
-      return b && valueType(b.left) === "scalar" && valueType(b.right) === "scalar" ? "scalar" : "vector";
-    }
-    default: {
-      const inner = TRANSPARENT_NODES.has(node.name) ? firstExpr(node) : undefined;
-      return inner ? valueType(inner) : "vector";
-    }
-  }
-}
-
-interface Binary {
-  left: SyntaxNode;
-  right: SyntaxNode;
-  op: string;
-  bool: boolean;
-  /** `on`/`ignoring`/`group_*`/`fill*`: the two sides are not matched one to one. */
-  matching: boolean;
-}
-
-const ARITHMETIC = new Set(["Add", "Sub", "Mul", "Div", "Mod", "Pow", "Atan2"]);
-const COMPARISON = new Set(["Eql", "Neq", "Gtr", "Lss", "Gte", "Lte"]);
-const SET_OPERATORS = new Set(["And", "Or", "Unless"]);
-
-function binary(node: SyntaxNode): Binary | undefined {
-  if (node.name !== "BinaryExpr") return undefined;
-  const kids = children(node);
-  const exprs = kids.filter((c) => EXPR_NODES.has(c.name));
-  const op = kids.find((c) => ARITHMETIC.has(c.name) || COMPARISON.has(c.name) || SET_OPERATORS.has(c.name));
-  const [left, right] = exprs;
-  if (!left || !right || exprs.length !== 2 || !op) return undefined;
-  return {
-    left,
-    right,
-    op: op.name,
-    bool: kids.some((c) => c.name === "BoolModifier"),
-    matching: kids.some((c) => c.name === "MatchingModifierClause" || c.name === "FillModifier"),
-  };
-}
-
-function isFilter(node: SyntaxNode): boolean {
-  const b = binary(node);
-  return b !== undefined && COMPARISON.has(b.op) && !b.bool;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -562,7 +382,7 @@ function reduce(node: SyntaxNode, ctx: Ctx): Rewrite | undefined {
 function sumLeaf(node: SyntaxNode, ctx: Ctx): Rewrite | undefined {
   const groups = ctx.plan.sumBy;
   if (!groups) return undefined;
-  const inner = text(ctx, unparen(node));
+  const inner = text(ctx.src, unparen(node));
   return { text: `sum ${byClause(groups)} (${inner})`, summed: true, how: "add the series up", groups };
 }
 
@@ -573,7 +393,7 @@ function through(
   r: Rewrite | undefined,
   ctx: Ctx,
 ): Rewrite | undefined {
-  return r && { ...r, text: splice(ctx, outer, [{ node: inner, text: r.text }]) };
+  return r && { ...r, text: splice(ctx.src, outer, [{ node: inner, text: r.text }]) };
 }
 
 function reduceVectorPair(node: SyntaxNode, b: Binary, ctx: Ctx): Rewrite | undefined {
@@ -590,7 +410,7 @@ function reduceVectorPair(node: SyntaxNode, b: Binary, ctx: Ctx): Rewrite | unde
     { node: b.right, text: right.text },
   ];
   const how = b.op === "Div" ? "compute the ratio from summed sides" : "combine the summed sides";
-  return { text: splice(ctx, node, edits), summed: false, how, groups: left.groups };
+  return { text: splice(ctx.src, node, edits), summed: false, how, groups: left.groups };
 }
 
 function reduceScalarArithmetic(node: SyntaxNode, b: Binary, ctx: Ctx): Rewrite | undefined {
@@ -634,13 +454,13 @@ function regroupHistogram(histogram: SyntaxNode, ctx: Ctx, quantile: boolean): R
   if (inner.name === "AggregateExpr") {
     // A list without `le` is fine too: a big answer from such a query can only come from native histograms.
     const r = shrinkAggregation(inner, ctx);
-    return r && { ...r, text: splice(ctx, histogram, [{ node: inner, text: r.text }]), how };
+    return r && { ...r, text: splice(ctx.src, histogram, [{ node: inner, text: r.text }]), how };
   }
   if (!isSummable(inner)) return undefined;
   const groups = ["le", chosen.name];
-  const summed = `sum ${byClause(groups)} (${text(ctx, inner)})`;
+  const summed = `sum ${byClause(groups)} (${text(ctx.src, inner)})`;
   return {
-    text: splice(ctx, histogram, [{ node: inner, text: summed }]),
+    text: splice(ctx.src, histogram, [{ node: inner, text: summed }]),
     summed: false,
     how,
     groups: [chosen.name],
@@ -653,7 +473,7 @@ function regroupHistogram(histogram: SyntaxNode, ctx: Ctx, quantile: boolean): R
  */
 function shrinkAggregation(agg: SyntaxNode, ctx: Ctx): Rewrite | undefined {
   if (!SHRINKABLE_AGGREGATIONS.has(aggregationOp(agg))) return undefined;
-  const by = byLabels(ctx, agg);
+  const by = byLabels(ctx.src, agg);
   if (!by) return undefined;
   const { labels } = by;
   const le = labels.find((l) => l.name === "le");
@@ -670,7 +490,7 @@ function shrinkAggregation(agg: SyntaxNode, ctx: Ctx): Rewrite | undefined {
   const list = `(${kept.map((l) => l.token).join(", ")})`;
   const groups = [target.label.name];
   const how = `group by ${target.label.name} only`;
-  return { text: splice(ctx, agg, [{ node: by.list, text: list }]), summed: false, how, groups };
+  return { text: splice(ctx.src, agg, [{ node: by.list, text: list }]), summed: false, how, groups };
 }
 
 function aggregateSuggestion(expr: SyntaxNode, ctx: Ctx): Suggestion | undefined {
@@ -698,7 +518,7 @@ function countPassing(top: SyntaxNode, ctx: Ctx): Rewrite | undefined {
   const op = isFilter(top) ? "count" : "sum";
   const groups = [chosen.name];
   return {
-    text: `${op} ${byClause(groups)} (${text(ctx, top)})`,
+    text: `${op} ${byClause(groups)} (${text(ctx.src, top)})`,
     summed: false,
     how: "count the series that pass",
     groups,
@@ -721,18 +541,18 @@ function topkSuggestion(expr: SyntaxNode, ctx: Ctx): Suggestion | undefined {
   if (op === "Topk" || op === "Bottomk") return smallerK(top, op, ctx);
   if (op === "LimitK") return undefined;
   const kind = facts.order === "lowest" ? "bottomk" : "topk";
-  return { kind, text: topkText(kind, facts), query: `${kind}(${TOP_K}, ${text(ctx, top)})` };
+  return { kind, text: topkText(kind, facts), query: `${kind}(${TOP_K}, ${text(ctx.src, top)})` };
 }
 
 function smallerK(top: SyntaxNode, op: string, ctx: Ctx): Suggestion | undefined {
   const k = args(top)[0];
-  const value = k?.name === "NumberDurationLiteral" ? Number(text(ctx, k)) : Number.NaN;
+  const value = k?.name === "NumberDurationLiteral" ? Number(text(ctx.src, k)) : Number.NaN;
   if (!k || !(value > TOP_K)) return undefined;
   const kind = op === "Bottomk" ? "bottomk" : "topk";
   return {
     kind,
     text: topkText(kind, ctx.facts),
-    query: splice(ctx, top, [{ node: k, text: String(TOP_K) }]),
+    query: splice(ctx.src, top, [{ node: k, text: String(TOP_K) }]),
   };
 }
 
@@ -759,7 +579,7 @@ function filterSuggestion(expr: SyntaxNode, ctx: Ctx): Suggestion | undefined {
   return {
     kind: "filter",
     text: "keep only the series that changed (above 0); idle series drop out",
-    query: `${text(ctx, top)} > 0`,
+    query: `${text(ctx.src, top)} > 0`,
   };
 }
 
@@ -795,7 +615,7 @@ function narrowSuggestion(expr: SyntaxNode, ctx: Ctx): Suggestion | undefined {
   return {
     kind: "narrow",
     text: `keep only the series with ${matcher}, which the ${which} series share`,
-    query: splice(ctx, expr, [{ node: selector, text: withMatcher(selector, matcher, ctx) }]),
+    query: splice(ctx.src, expr, [{ node: selector, text: withMatcher(selector, matcher, ctx) }]),
   };
 }
 
@@ -807,14 +627,14 @@ function matchedLabels(selector: SyntaxNode, ctx: Ctx): Set<string> {
   for (const m of matchers ? children(matchers) : []) {
     if (m.name === "QuotedLabelName") names.add("__name__");
     const label = m.name === "UnquotedLabelMatcher" || m.name === "QuotedLabelMatcher" ? m.firstChild : null;
-    if (label) names.add(labelNameOf(ctx, label));
+    if (label) names.add(labelNameOf(ctx.src, label));
   }
   return names;
 }
 
 function withMatcher(selector: SyntaxNode, matcher: string, ctx: Ctx): string {
   const matchers = child(selector, "LabelMatchers");
-  if (!matchers) return `${text(ctx, selector)}{${matcher}}`;
+  if (!matchers) return `${text(ctx.src, selector)}{${matcher}}`;
   const last = children(matchers).at(-1);
   // After the last matcher rather than before `}`, so a trailing comma stays valid.
   const at = last ? last.to : matchers.from + 1;
