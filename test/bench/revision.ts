@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { bundleForNode } from "../support/bundle.js";
 
 /**
  * The app (`createHandler`, `loadConfig`) of an earlier git revision, bundled beside the working tree's
@@ -30,19 +31,9 @@ export async function appOfRevision(
       join(work, "entry.ts"),
       'export { createHandler } from "./src/app.js";\nexport { loadConfig } from "./src/config.js";\n',
     );
-    const { build } = await import("esbuild");
-    const outfile = join(work, "app.mjs");
-    await build({
-      entryPoints: [join(work, "entry.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      outfile,
-      logLevel: "error",
+    const outfile = await bundleForNode(join(work, "entry.ts"), join(work, "app.mjs"), {
       nodePaths: [join(root, "node_modules")],
-      banner: {
-        js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);",
-      },
+      logLevel: "error",
     });
     return { app: (await import(pathToFileURL(outfile).href)) as RevisionApp };
   } catch (error) {

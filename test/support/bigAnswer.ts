@@ -4,6 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleForNode } from "./bundle.js";
 import { runToEnd } from "./childProcess.js";
 
 /** The repository root, from this file's place in it (a bundle of it, such as the benchmark's, passes its own). */
@@ -34,19 +35,8 @@ export async function startBigAnswerServer(
 
 /** test/support/streamProbe.ts bundled to one file a child Node can run. */
 export async function bundleStreamProbe(root = ROOT): Promise<string> {
-  const { build } = await import("esbuild");
   const dir = await mkdtemp(join(tmpdir(), "stream-probe-"));
-  const outfile = join(dir, "streamProbe.mjs");
-  await build({
-    entryPoints: [join(root, "test/support/streamProbe.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile,
-    logLevel: "warning",
-    banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
-  });
-  return outfile;
+  return bundleForNode(join(root, "test/support/streamProbe.ts"), join(dir, "streamProbe.mjs"));
 }
 
 /** What one ExecuteRangeQuery through the handler cost a process whose V8 heap is `heapMb`. */
