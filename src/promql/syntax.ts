@@ -150,7 +150,7 @@ export function labelToken(name: string): string {
   return /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) ? name : JSON.stringify(name);
 }
 
-export type ValueType = "vector" | "matrix" | "scalar" | "string";
+type ValueType = "vector" | "matrix" | "scalar" | "string";
 
 const SCALAR_FUNCTIONS = new Set(["Scalar", "Time", "Pi", "StartFn", "EndFn", "Range", "Step"]);
 

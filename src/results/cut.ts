@@ -20,9 +20,9 @@ import { ranked } from "./ranking.js";
 import { commonLabels, INSTANT_COLUMNS, RANGE_COLUMNS, Rows, type SeriesTable } from "./table.js";
 
 /** At least this many curves (or samples) are returned, where the budget allows. */
-export const MIN_CURVES = 10;
+const MIN_CURVES = 10;
 /** …each with at least this many points over the asked range (or every point a shorter series has). */
-export const MIN_CURVE_POINTS = 48;
+const MIN_CURVE_POINTS = 48;
 /** How many factors, from the finest that fits, are tried for the fullest use of the room. */
 const FACTORS_TRIED = 4;
 /** When the table does not fit whole, the curves take at most this share of the room. */

@@ -35,13 +35,13 @@ export function commonLabels(metrics: readonly unknown[]): Record<string, unknow
 }
 
 /** The labels of `metric` that are not among `common`. */
-export function differingLabels(metric: unknown, common: Record<string, unknown>): Record<string, unknown> {
+function differingLabels(metric: unknown, common: Record<string, unknown>): Record<string, unknown> {
   if (!isPlainObject(metric)) return {};
   return Object.fromEntries(Object.entries(metric).filter(([name]) => !Object.hasOwn(common, name)));
 }
 
 /** A range series' row, in RANGE_COLUMNS order. */
-export function rangeRow(labels: Record<string, unknown>, stats: SeriesStats): unknown[] {
+function rangeRow(labels: Record<string, unknown>, stats: SeriesStats): unknown[] {
   return [
     labels,
     tableNumber(stats.min),
@@ -54,7 +54,7 @@ export function rangeRow(labels: Record<string, unknown>, stats: SeriesStats): u
 }
 
 /** An instant sample's row, in INSTANT_COLUMNS order. */
-export function instantRow(labels: Record<string, unknown>, value: number): unknown[] {
+function instantRow(labels: Record<string, unknown>, value: number): unknown[] {
   return [labels, tableNumber(value)];
 }
 
