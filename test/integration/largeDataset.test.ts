@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RangeSeries, Sample } from "../support/cutResults.js";
 import {
   CPU_METRIC,
   CPU_SERIES,
@@ -10,15 +11,6 @@ import {
   topPodsByRate,
 } from "../support/largeDataset.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
-
-interface Sample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
-interface RangeSeries {
-  metric: Record<string, string>;
-  values: [number, string][];
-}
 
 const { start, end } = LARGE_DATASET;
 const RATE = `rate(${CPU_METRIC}[5m])`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RangeSeries, Sample } from "../support/cutResults.js";
 import {
   CRASH_LOOP_RESTARTS,
   crashLoopingPod,
@@ -25,15 +26,6 @@ import {
   upAt,
 } from "../support/onCallDataset.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
-
-interface Sample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
-interface RangeSeries {
-  metric: Record<string, string>;
-  values: [number, string][];
-}
 
 const { start, end } = ON_CALL_DATASET;
 const HOUR = 3600;

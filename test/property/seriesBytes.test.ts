@@ -44,6 +44,20 @@ function sameValue(read: number | undefined, text: string): boolean {
   return digits > 15 && read !== undefined && Math.abs(read - exact) <= Math.abs(exact) * 1e-15;
 }
 
+/** What readSeries gave is exactly the series, its values to 1e-15 past 15 digits. */
+function expectRead(
+  result: { metric: unknown; count: number },
+  buffer: PointBuffer,
+  series: { metric: unknown; values: ReadonlyArray<[number, string]> },
+): void {
+  expect(result.metric).toEqual(series.metric);
+  expect(result.count).toBe(series.values.length);
+  series.values.forEach(([t, v], index) => {
+    expect(Object.is(buffer.times[index], t)).toBe(true);
+    expect(sameValue(buffer.values[index], v), v).toBe(true);
+  });
+}
+
 describe("reading a series from its bytes", () => {
   it("gives what JSON.parse and Number() give (to 1e-15 past 15 digits), for any series in Prometheus's compact shape", () => {
     let read = 0;
@@ -53,12 +67,7 @@ describe("reading a series from its bytes", () => {
         const result = readSeries(encoder.encode(JSON.stringify(element)), buffer);
         if (result === undefined) throw new Error(`not read: ${JSON.stringify(element)}`);
         read++;
-        expect(result.metric).toEqual(element.metric);
-        expect(result.count).toBe(element.values.length);
-        element.values.forEach(([t, v], index) => {
-          expect(Object.is(buffer.times[index], t)).toBe(true);
-          expect(sameValue(buffer.values[index], v), v).toBe(true);
-        });
+        expectRead(result, buffer, element);
       }),
       { numRuns: 2_000 },
     );
@@ -83,13 +92,11 @@ describe("reading a series from its bytes", () => {
             return;
           }
           // Whatever is read is what the text says.
-          const parsed = JSON.parse(text) as { metric: unknown; values: Array<[number, string]> };
-          expect(result.metric).toEqual(parsed.metric);
-          expect(result.count).toBe(parsed.values.length);
-          parsed.values.forEach(([t, v], index) => {
-            expect(Object.is(buffer.times[index], t)).toBe(true);
-            expect(sameValue(buffer.values[index], v), v).toBe(true);
-          });
+          expectRead(
+            result,
+            buffer,
+            JSON.parse(text) as { metric: unknown; values: Array<[number, string]> },
+          );
         },
       ),
       { numRuns: 2_000 },

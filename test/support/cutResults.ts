@@ -10,6 +10,13 @@ export interface QueryData {
   result: unknown[];
 }
 
+/** A vector sample as Prometheus writes it. */
+export interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+/** A matrix series as Prometheus writes it. */
 export interface RangeSeries {
   metric: Record<string, string>;
   values: Array<[number, string]>;
