@@ -1,4 +1,4 @@
-// The IAM resources of the role's aps data actions (serverless.yml, provider.iam.role.statements):
+// The IAM resources of the role's aps actions (scripts/role-statements.cjs builds provider.iam.role.statements):
 // the workspaces the function may read, the same ones the application enforces (src/prometheus/access.ts).
 //
 // - prometheusUrl names an AMP workspace (…/workspaces/ws-…/) and/or allowedWorkspaces lists some:

@@ -2,7 +2,6 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Context } from "aws-lambda";
-import { tools as ampTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
 import { Bridge } from "./bridge/bridge.js";
 import { ErrorCode, errorReply, serverFault } from "./bridge/jsonrpc.js";
@@ -22,7 +21,6 @@ import { handleMcp, type McpRouteOptions, type McpRouteResult } from "./routes/m
 import type { ModernOptions } from "./routes/modern.js";
 import { handleResourceMetadata } from "./routes/resourceMetadata.js";
 import {
-  INSTRUCTIONS,
   type McpServerFactory,
   mcpServerFactory,
   SERVER_NAME,
@@ -43,7 +41,7 @@ const DEFAULT_REMAINING_MS = 30_000;
 
 /** What a handler is built from besides its configuration; the defaults are what production uses. */
 export interface Dependencies {
-  /** The MCP tools served (default: the five AMP tools). */
+  /** The MCP tools served (default: those TOOLS names, every tool unless configured). */
   tools?: readonly Tool[];
   /** Where sessions live (default: DynamoDB when `SESSION_TABLE` is set, else this container's memory). */
   sessionStore?: SessionStore;
@@ -116,12 +114,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     });
   }
 
-  const serverOptions = serverOptionsOf(
-    config,
-    dependencies.tools ?? ampTools,
-    !config.inLambda,
-    reportFault,
-  );
+  const serverOptions = serverOptionsOf(config, dependencies.tools, !config.inLambda, reportFault);
   const bridgeTo = (makeServer: McpServerFactory) => (): Promise<Bridge> =>
     Bridge.open((forwarded) => {
       const server = makeServer(forwarded);
@@ -141,7 +134,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     identity: {
       name: SERVER_NAME,
       version: SERVER_VERSION,
-      instructions: INSTRUCTIONS,
+      instructions: serverOptions.instructions,
       capabilities: TOOLS_CAPABILITY,
     },
   };

@@ -1,4 +1,5 @@
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
+import catalog from "../tools/catalog.json" with { type: "json" };
 import { REGION_PATTERN } from "./prometheus/regions.js";
 import { hasCredentials, redactCredentials } from "./prometheus/urls.js";
 
@@ -60,6 +61,13 @@ export interface Config {
   inLambda: boolean;
   /** Running under `serverless offline` (`npm start`): Host headers are checked against DNS rebinding. */
   isOffline: boolean;
+  /**
+   * TOOLS: the names of the tools served, in tools/list order (the five first). Default every tool;
+   * the five of the Python server under PYTHON_COMPAT, unless TOOLS is set.
+   */
+  tools: readonly string[];
+  /** ALERTMANAGER_URL: the Alertmanager ListSilences reads for a plain Prometheus. */
+  alertmanagerUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -208,6 +216,37 @@ function regionList(env: Env, name: string, awsRegion: string): string[] | undef
   return [...new Set(regions)];
 }
 
+/** Every tool by group, in tools/list order (tools/catalog.json). */
+const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.groups;
+const ALL_TOOLS = Object.values(TOOL_GROUPS).flat();
+
+/**
+ * TOOLS: tool names and groups (`core`, `discovery`, `alerting`, `all`), comma-separated, as the
+ * served names in tools/list order. Unset: all, or core under PYTHON_COMPAT (a Python client sees the five).
+ */
+function toolNames(env: Env, name: string, pythonCompat: boolean): string[] {
+  const raw = read(env, name);
+  const entries = (raw ?? (pythonCompat ? "core" : "all"))
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const chosen = new Set<string>();
+  for (const entry of entries) {
+    const group = entry === "all" ? ALL_TOOLS : TOOL_GROUPS[entry];
+    if (group !== undefined) for (const tool of group) chosen.add(tool);
+    else if (ALL_TOOLS.includes(entry)) chosen.add(entry);
+    else {
+      fail(
+        name,
+        raw ?? "",
+        `tool names or groups, comma-separated: ${entry} is neither (groups: ${[...Object.keys(TOOL_GROUPS), "all"].join(", ")}; tools: ${ALL_TOOLS.join(", ")})`,
+      );
+    }
+  }
+  if (chosen.size === 0) fail(name, raw ?? "", "at least one tool name or group");
+  return ALL_TOOLS.filter((tool) => chosen.has(tool));
+}
+
 /** JWT_ISSUER (an http(s) URL without a trailing slash: the authorizer compares `iss` exactly) and JWT_SCOPES. */
 function oauthSettings(env: Env): Config["oauth"] {
   const issuer = httpUrl(env, "JWT_ISSUER");
@@ -261,6 +300,8 @@ export function loadConfig(env: Env = process.env): Config {
     serviceName: metricName(env, "SERVICE_NAME", DEFAULT_SERVICE_NAME),
     inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
     isOffline,
+    tools: toolNames(env, "TOOLS", boolean(env, "PYTHON_COMPAT")),
+    alertmanagerUrl: httpUrl(env, "ALERTMANAGER_URL"),
   };
 }
 

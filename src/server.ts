@@ -14,6 +14,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
+import { instructionsFor, toolsNamed } from "../tools/index.js";
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import { constantResult } from "./bridge/jsonrpc.js";
@@ -33,15 +34,11 @@ export const TOOLS_CAPABILITY = { tools: { listChanged: false } };
 /** A tool gets this much less time than its request, so a slow Prometheus yields the tool's own timeout error. */
 const TOOL_DEADLINE_MARGIN_MS = 250;
 
-export const INSTRUCTIONS =
-  "Query Amazon Managed Service for Prometheus (AMP) or a Prometheus server with PromQL. " +
-  "Start with GetAvailableWorkspaces to find a workspace_id unless a Prometheus URL is configured " +
-  "(GetServerInfo tells), then ListMetrics to see metric names, then ExecuteQuery (one instant) or " +
-  "ExecuteRangeQuery (a time series over a range).";
-
 export interface ServerOptions {
   /** The tools served, in `tools/list` order. */
   tools: readonly Tool[];
+  /** The server's instructions to the model: how an investigation goes with these tools. */
+  instructions: string;
   settings: ToolSettings;
   upstream: Upstream;
   /** PYTHON_COMPAT: a failed tool call becomes a JSON-RPC `-32603 Tool execution failed: …` error. */
@@ -60,15 +57,17 @@ export interface ServerOptions {
 }
 
 /**
- * The options of the MCP servers serving `tools` under `config`; `profileSupported`: a local process
- * (credentials files exist), not a deployed Lambda.
+ * The options of the MCP servers serving `tools` (default: those TOOLS names) under `config`;
+ * `profileSupported`: a local process (credentials files exist), not a deployed Lambda.
  */
 export function serverOptionsOf(
   config: Config,
-  tools: readonly Tool[],
+  chosen: readonly Tool[] | undefined,
   profileSupported: boolean,
   onFault: ServerOptions["onFault"],
 ): ServerOptions {
+  const tools = chosen ?? toolsNamed(config.tools);
+  const served = tools.map((tool) => tool.name);
   const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
     prometheusAuth: config.prometheusAuth,
@@ -76,11 +75,14 @@ export function serverOptionsOf(
     allowedRegions: config.allowedRegions,
     defaultRegion: config.awsRegion,
     ampEndpoint: config.ampEndpoint,
+    alertmanagerUrl: config.alertmanagerUrl,
     profileSupported,
+    served: new Set(served),
     defaultOrder: config.pythonCompat ? "highest" : "unusual",
   };
   return {
     tools,
+    instructions: instructionsFor(served),
     settings,
     upstream: createUpstream(settings),
     toolFailuresAsErrors: config.pythonCompat,
@@ -127,7 +129,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   return (forwarded) => {
     const mcp = new McpServer(
       { name: SERVER_NAME, version: SERVER_VERSION },
-      { capabilities: { logging: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+      { capabilities: { logging: {} }, instructions: options.instructions, jsonSchemaValidator: validator },
     );
     /** Our handlers only: a fault is logged and its request answered as a fault by the bridge. */
     const guarded =

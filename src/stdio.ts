@@ -1,7 +1,6 @@
 import { Console } from "node:console";
 import { Logger, type LogItem } from "@aws-lambda-powertools/logger";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { tools } from "../tools/index.js";
 import { type Config, ConfigError, configFromEnvironment } from "./config.js";
 import type { Invocation } from "./context.js";
 import { redactCredentials } from "./prometheus/urls.js";
@@ -23,7 +22,7 @@ class StderrLogger extends Logger {
 }
 
 /**
- * Serves the five tools to one MCP client over stdin/stdout (`npm run -s stdio`, the
+ * Serves the tools (TOOLS) to one MCP client over stdin/stdout (`npm run -s stdio`, the
  * `prometheus-mcp-stdio` bin), configured by the same environment variables as the Lambda and
  * checked by the same `configFromEnvironment`. A bad setting writes its one line to stderr and sets
  * a non-zero exit code. Logs go to stderr. The process ends once stdin closes and every request in
@@ -54,7 +53,7 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
     );
   };
 
-  const makeServer = mcpServerFactory(serverOptionsOf(config, tools, true, reportFault));
+  const makeServer = mcpServerFactory(serverOptionsOf(config, undefined, true, reportFault));
   const requests = new StdioRequests(STDIO_REQUEST_TIMEOUT_MS, (finished) => {
     logger.setCorrelationId(`rpc-${String(finished.id)}`);
     logger.debug("request", { method: finished.method, outcome: finished.outcome, ms: finished.ms });

@@ -1,4 +1,6 @@
 import type { AnswerSink } from "../src/prometheus/dataPlane.js";
+import type { QueryParams } from "../src/prometheus/queryString.js";
+import { resolveTime } from "./relativeTime.js";
 import { type ToolAnnotations, type ToolCall, ToolError } from "./types.js";
 
 const PROFILE_NOT_SUPPORTED =
@@ -30,7 +32,7 @@ export interface WorkspaceArgs {
 /** One Prometheus HTTP API call: a path under `/api/v1`, its parameters, those it can do without. */
 export interface ApiRequest {
   path: string;
-  params: Record<string, string | undefined>;
+  params: QueryParams;
   optionalParams?: readonly string[];
 }
 
@@ -59,4 +61,31 @@ export async function getFromWorkspace<T>(
     basicAuth: target.basicAuth,
   };
   return upstream.dataPlane.get(target.apiUrl, path, params, dataPlaneCall, makeSink);
+}
+
+/** The optional time bounds of a lookup, `now` and `now-<duration>` resolved against one clock reading. */
+export function lookupRange(
+  args: { start?: string | null | undefined; end?: string | null | undefined },
+  call: ToolCall,
+): { start?: string | undefined; end?: string | undefined } {
+  if (args.start == null && args.end == null) return {};
+  const now = readClock(call);
+  return {
+    start: args.start == null ? undefined : resolveTime("start", args.start, now),
+    end: args.end == null ? undefined : resolveTime("end", args.end, now),
+  };
+}
+
+/**
+ * The `limit` to send upstream for a caller's `limit`: one more, so that receiving that many says there
+ * are more. Servers before Prometheus 2.49 ignore it, and the list is cut here either way.
+ */
+export function upstreamLimit(limit: number | undefined): number | undefined {
+  return limit === undefined ? undefined : limit + 1;
+}
+
+/** A list answer read by a sink that gives undefined for a payload not of its shape. */
+export function expectList<T>(list: T | undefined, what: string): T {
+  if (list === undefined) throw new ToolError(`Prometheus answered with an unexpected ${what} payload.`);
+  return list;
 }

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
 import { order, profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
+import { labelHint } from "./queryHints.js";
 import { resolveTime, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool } from "./types.js";
@@ -34,6 +35,7 @@ export const ExecuteQuery = defineTool({
         time: time === undefined ? now / 1000 : toUnixSeconds(time),
         order: args.order ?? call.settings.defaultOrder ?? "unusual",
         limit: args.limit ?? undefined,
+        emptyHint: labelHint(args.query, false, call),
       });
     const result = await getFromWorkspace(
       args,

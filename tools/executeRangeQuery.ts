@@ -2,6 +2,7 @@ import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
 import { end, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
+import { labelHint } from "./queryHints.js";
 import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool } from "./types.js";
@@ -40,6 +41,7 @@ export const ExecuteRangeQuery = defineTool({
         range: range.end >= range.start && range.step > 0 && Number.isFinite(range.step) ? range : undefined,
         order: args.order ?? call.settings.defaultOrder ?? "unusual",
         limit: args.limit ?? undefined,
+        emptyHint: labelHint(args.query, true, call),
       });
     const result = await getFromWorkspace(
       args,

@@ -1,17 +1,90 @@
+import catalog from "./catalog.json" with { type: "json" };
 import { ExecuteQuery } from "./executeQuery.js";
 import { ExecuteRangeQuery } from "./executeRangeQuery.js";
+import { FindSeries } from "./findSeries.js";
 import { GetAvailableWorkspaces } from "./getAvailableWorkspaces.js";
+import { GetMetricMetadata } from "./getMetricMetadata.js";
 import { GetServerInfo } from "./getServerInfo.js";
+import { ListAlerts } from "./listAlerts.js";
+import { ListLabels } from "./listLabels.js";
+import { ListLabelValues } from "./listLabelValues.js";
 import { ListMetrics } from "./listMetrics.js";
+import { ListRules } from "./listRules.js";
+import { ListSilences } from "./listSilences.js";
 import type { Tool } from "./types.js";
 
-/** Every tool, in the order `tools/list` presents them. */
+/** Every tool, in the order `tools/list` presents them: the Python server's five first, as it listed them. */
 export const tools: Tool[] = [
   ExecuteQuery,
   ExecuteRangeQuery,
   ListMetrics,
   GetServerInfo,
   GetAvailableWorkspaces,
+  ListLabels,
+  ListLabelValues,
+  FindSeries,
+  GetMetricMetadata,
+  ListAlerts,
+  ListRules,
+  ListSilences,
 ];
 
-export { ExecuteQuery, ExecuteRangeQuery, GetAvailableWorkspaces, GetServerInfo, ListMetrics };
+/** The tools of these names (TOOLS, as the configuration resolved it), in `tools/list` order. */
+export function toolsNamed(names: readonly string[]): Tool[] {
+  const unknown = names.filter((name) => !tools.some((tool) => tool.name === name));
+  if (unknown.length > 0) throw new Error(`No such tool: ${unknown.join(", ")}`);
+  return tools.filter((tool) => names.includes(tool.name));
+}
+
+/** The tool groups TOOLS names (tools/catalog.json, which the IAM policy is computed from too). */
+export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.groups;
+
+/**
+ * The server's instructions for the tools served: where an investigation starts (what is firing, and
+ * the rules behind it), how to find what to query (names, labels, values), then the queries.
+ */
+export function instructionsFor(served: readonly string[]): string {
+  const has = (name: string) => served.includes(name);
+  const sentences = [
+    "Investigate Amazon Managed Service for Prometheus (AMP) or a Prometheus server.",
+    has("GetAvailableWorkspaces")
+      ? `Without a configured Prometheus URL${has("GetServerInfo") ? " (GetServerInfo tells)" : ""}, GetAvailableWorkspaces gives the workspace_id every tool takes.`
+      : "",
+    has("ListAlerts")
+      ? `In an incident, start with what is firing: ListAlerts${has("ListRules") ? ", then ListRules for an alert's expression, threshold and health" : ""}${has("ListSilences") ? "; ListSilences for what is muted" : ""}.`
+      : has("ListRules")
+        ? "ListRules shows the alerting and recording rules, their expressions and health."
+        : "",
+    discoverySentence(has),
+    has("ExecuteQuery") || has("ExecuteRangeQuery")
+      ? `Then query with PromQL: ${[has("ExecuteQuery") ? "ExecuteQuery at one instant" : "", has("ExecuteRangeQuery") ? "ExecuteRangeQuery over a time range" : ""].filter(Boolean).join(", ")}.`
+      : "",
+  ];
+  return sentences.filter(Boolean).join(" ");
+}
+
+function discoverySentence(has: (name: string) => boolean): string {
+  const steps = [
+    has("ListMetrics") ? "ListMetrics for metric names (match narrows them)" : "",
+    has("ListLabels") ? "ListLabels for the labels a metric has" : "",
+    has("ListLabelValues") ? "ListLabelValues for a label's values" : "",
+    has("FindSeries") ? "FindSeries for whole series" : "",
+    has("GetMetricMetadata") ? "GetMetricMetadata for a metric's type and help" : "",
+  ].filter(Boolean);
+  return steps.length === 0 ? "" : `To find what to query: ${steps.join(", ")}.`;
+}
+
+export {
+  ExecuteQuery,
+  ExecuteRangeQuery,
+  FindSeries,
+  GetAvailableWorkspaces,
+  GetMetricMetadata,
+  GetServerInfo,
+  ListAlerts,
+  ListLabels,
+  ListLabelValues,
+  ListMetrics,
+  ListRules,
+  ListSilences,
+};

@@ -75,7 +75,7 @@ export const workspaceId = z
   .nullable()
   .optional()
   .describe(
-    "AMP workspace id (ws-…). Omit to use the configured one. A deployment may limit which workspaces can be read; GetAvailableWorkspaces lists the ids and marks the allowed ones.",
+    "AMP workspace id (ws-…); omit to use the configured one. GetAvailableWorkspaces lists the ones this deployment may read.",
   );
 
 export const region = z
@@ -83,9 +83,7 @@ export const region = z
   .regex(REGION_PATTERN, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })
   .nullable()
   .optional()
-  .describe(
-    "AWS region (e.g. us-east-1), in the function's AWS partition. Defaults to the function's region (AWS_REGION).",
-  );
+  .describe("AWS region, e.g. us-east-1 (default: the function's).");
 
 export const profile = z
   .string()
@@ -93,9 +91,7 @@ export const profile = z
   .max(128, { error: "profile is too long" })
   .nullable()
   .optional()
-  .describe(
-    "AWS named profile for local runs. Not supported in AWS Lambda, where the execution role is used.",
-  );
+  .describe("AWS named profile, for local runs only (in Lambda the function's role is used).");
 
 export const query = z
   .string()
@@ -129,7 +125,7 @@ export const step = z
   .describe("Resolution step: a Prometheus duration (15s, 1m, 1h) or seconds.");
 
 /** A positive whole number of things to return, sent as a string (or a number) like every parameter. */
-const countLimit = (what: string) =>
+export const countLimit = (what: string) =>
   z
     .string()
     .regex(/^0*[1-9]\d{0,8}$/, { error: "limit must be a positive whole number, e.g. 10" })
@@ -150,3 +146,62 @@ export const order = z
     "Which series come first when the answer is cut (and with limit): unusual (default: furthest from the typical series, either way), highest (by peak), lowest (by dip).",
   );
 export const namesLimit = countLimit("names, first by name,");
+
+/** Series selectors a call may pass in one `match`. */
+const MAX_SELECTORS = 20;
+
+const selector = z
+  .string()
+  .max(MAX_QUERY_LENGTH, { error: `each match must be at most ${MAX_QUERY_LENGTH} characters` })
+  .refine((value) => value.trim() !== "", { error: "match must not be empty" })
+  .refine((value) => !hasLoneSurrogate(value), {
+    error: "match must be valid Unicode text (it holds a lone surrogate)",
+  });
+
+/** A list of selectors within the count a call may pass. */
+const fewSelectors = (list: readonly string[]) => list.length <= MAX_SELECTORS;
+const TOO_MANY = { error: `match takes at most ${MAX_SELECTORS} selectors` };
+const SELECTORS = z.array(selector).min(1, { error: "match must name at least one selector" });
+const MATCH_DESCRIPTION =
+  'Series selector(s), e.g. {__name__=~"http_.*"} or up{job="api"}; a list matches any of them.';
+
+/**
+ * Series selectors sent to Prometheus as `match[]` (its own errors come back as they are): one selector
+ * or a list, always a list once parsed. One flat `anyOf` in JSON Schema, which every client reads.
+ */
+export const match = z
+  .union([selector, SELECTORS])
+  .transform((value) => [value].flat())
+  .refine(fewSelectors, TOO_MANY)
+  .describe(MATCH_DESCRIPTION);
+
+/** `match`, optional (null or absent: no selector). */
+export const optionalMatch = z
+  .union([selector, SELECTORS, z.null()])
+  .optional()
+  .transform((value) => (value == null ? undefined : [value].flat()))
+  .refine((list) => list === undefined || fewSelectors(list), TOO_MANY)
+  .describe(MATCH_DESCRIPTION);
+
+/** Time bounds of a metadata lookup (labels, values, series): optional, like Prometheus's own. */
+export const lookupStart = timestamp("start")
+  .nullable()
+  .optional()
+  .describe(
+    "Only series with samples after this: RFC 3339, Unix seconds, or now-<duration> (e.g. now-1h). Default: all stored data.",
+  );
+export const lookupEnd = timestamp("end")
+  .nullable()
+  .optional()
+  .describe(
+    "Only series with samples before this: RFC 3339, Unix seconds, now, or now-<duration>. Default: now.",
+  );
+
+/** A label name as Prometheus's classic grammar allows it (it goes into the URL path). */
+export const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,1023}$/, {
+    error:
+      "label must be a label name: a letter or _, then letters, digits or _ (e.g. job, __name__, status_code)",
+  })
+  .describe("Label name, e.g. job, instance, code (__name__ for metric names).");

@@ -10,6 +10,13 @@ export interface ToolSettings extends UpstreamSettings {
   profileSupported: boolean;
   /** The order of a cut query result when the call names none (`highest` under PYTHON_COMPAT). */
   defaultOrder?: Order | undefined;
+  /** The names of the tools this deployment serves (TOOLS): advice names only those. Unset: all. */
+  served?: ReadonlySet<string> | undefined;
+}
+
+/** True when the deployment serves the tool, so that a hint or a note may send the model to it. */
+export function serves(call: ToolCall, tool: string): boolean {
+  return call.settings.served?.has(tool) ?? true;
 }
 
 /** One call of one tool. */

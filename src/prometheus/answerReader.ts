@@ -1,6 +1,6 @@
 import { ToolError } from "../errors.js";
 import { MalformedJsonError } from "../json.js";
-import { AnswerFormatError, AnswerScanner } from "./answerStream.js";
+import { AnswerFormatError, AnswerScanner, type AnswerScannerOptions } from "./answerStream.js";
 
 /**
  * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
@@ -13,6 +13,11 @@ export interface AnswerSink<T> {
   element(raw: Uint8Array): void;
   /** `data` with its streamed array left empty, and the size of the whole answer in bytes. */
   finish(data: unknown, answerBytes: number): T;
+  /**
+   * Which array is streamed (`data.result` unless `streamedKey` names another key under `data`), or
+   * `bare`: the answer is that array itself, not in Prometheus's `{status, data}` envelope (Alertmanager).
+   */
+  readonly format?: Pick<AnswerScannerOptions, "streamedKey" | "bare" | "maxSkeletonBytes">;
 }
 
 /** A success answer's value, or the body of one that was not a success, for its error. */
@@ -23,20 +28,21 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * Streams a 2xx answer through the scanner into the sink: memory holds one element at a time. A body
- * that is not a success envelope comes back as text, for the caller to report.
+ * that is not a success envelope comes back as text, for the caller to report. `answer` names the
+ * answer in messages ("Prometheus's answer at <URL>").
  */
 export async function readAnswer<T>(
   response: Response,
-  where: string,
+  answer: string,
   sink: AnswerSink<T>,
   maxAnswerBytes: number,
 ): Promise<Read<T>> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > maxAnswerBytes) {
     await response.body?.cancel();
-    throw tooLarge(where, maxAnswerBytes, `${formatBytes(declared)} declared`);
+    throw tooLarge(answer, maxAnswerBytes, `${formatBytes(declared)} declared`);
   }
-  const scanner = new AnswerScanner((bytes) => sink.element(bytes));
+  const scanner = new AnswerScanner((bytes) => sink.element(bytes), sink.format);
   const reader = response.body?.getReader();
   // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
   // page) is reported with.
@@ -50,10 +56,13 @@ export async function readAnswer<T>(
       scanner.push(chunk.value);
       if (scanner.bytesRead > maxAnswerBytes) {
         await reader?.cancel();
-        throw tooLarge(where, maxAnswerBytes, `more than ${formatBytes(maxAnswerBytes)} read`);
+        throw tooLarge(answer, maxAnswerBytes, `more than ${formatBytes(maxAnswerBytes)} read`);
       }
     }
     const envelope = scanner.end();
+    if (sink.format?.bare === true && Array.isArray(envelope)) {
+      return { ok: true, value: sink.finish(envelope, scanner.bytesRead) };
+    }
     if (isSuccess(envelope)) return { ok: true, value: sink.finish(envelope.data, scanner.bytesRead) };
     return { ok: false, body: JSON.stringify(envelope) };
   } catch (error) {
@@ -62,7 +71,7 @@ export async function readAnswer<T>(
       if (head !== undefined && !isJsonLike(head)) {
         return { ok: false, body: new TextDecoder().decode(Buffer.concat(head)) };
       }
-      throw new ToolError(`Prometheus answered with invalid JSON at ${where}: ${error.message}`);
+      throw new ToolError(`${answer} is not valid JSON: ${error.message}`);
     }
     throw error;
   }
@@ -97,9 +106,9 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
   return new TextDecoder().decode(Buffer.concat(parts).subarray(0, maxBytes));
 }
 
-function tooLarge(where: string, maxBytes: number, seen: string): ToolError {
+function tooLarge(answer: string, maxBytes: number, seen: string): ToolError {
   return new ToolError(
-    `Prometheus's answer at ${where} is too large to read (${seen}; the limit is ${formatBytes(maxBytes)}). ` +
+    `${answer} is too large to read (${seen}; the limit is ${formatBytes(maxBytes)}). ` +
       "Narrow the query: aggregate with sum by (<label>) (...), keep the largest series with topk(10, ...), " +
       "add label matchers, or use a larger step or a shorter range.",
   );

@@ -12,6 +12,16 @@ export interface AnswerScannerOptions {
   maxElementBytes?: number;
   /** Largest skeleton, in bytes (default 1 MiB). Exceeding it throws AnswerFormatError. */
   maxSkeletonBytes?: number;
+  /**
+   * The key under `data` whose array is streamed when `data` is an object (default `result`, a query's;
+   * `alerts` for /api/v1/alerts, `groups` for /api/v1/rules).
+   */
+  streamedKey?: string;
+  /**
+   * The answer is not in Prometheus's envelope but a bare array (Alertmanager's API): its elements are
+   * streamed, and end() returns `[]`.
+   */
+  bare?: boolean;
 }
 
 const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024;
@@ -82,8 +92,8 @@ const RESULT_VALUE = 2;
 
 /**
  * Splits a Prometheus HTTP API answer, pushed as UTF-8 byte chunks, into the elements of its one big
- * array (the top-level `data` when it is an array, else `data.result` when that is one) and the rest,
- * the skeleton. Memory stays bounded by one element plus the skeleton, so answers of any size can be
+ * array (the top-level `data` when it is an array, else `data.result` (or another key, `streamedKey`)
+ * when that is one, or the whole answer when it is a bare array) and the rest, the skeleton. Memory stays bounded by one element plus the skeleton, so answers of any size can be
  * read; elements are not decoded here, so the caller pays JSON.parse only for the ones it keeps.
  *
  * Elements are delivered as soon as they end, before the rest is checked: a caller must treat them
@@ -107,6 +117,7 @@ export class AnswerScanner {
   private readonly keyParts: Uint8Array[] = [];
   private sawData = false;
   private sawResult = false;
+  private readonly streamedKey: string;
   private readonly skeleton: Uint8Array[] = [];
   private skeletonBytes = 0;
 
@@ -130,6 +141,9 @@ export class AnswerScanner {
   ) {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES;
     this.maxSkeletonBytes = options.maxSkeletonBytes ?? DEFAULT_MAX_SKELETON_BYTES;
+    this.streamedKey = options.streamedKey ?? "result";
+    // A bare array's top-level `[` is the streamed array's.
+    if (options.bare === true) this.role = RESULT_VALUE;
   }
 
   /** Total bytes pushed so far. */
@@ -499,9 +513,9 @@ export class AnswerScanner {
       if (this.sawData) throw new AnswerFormatError('The Prometheus answer has the key "data" twice.');
       this.sawData = true;
       this.role = DATA_VALUE;
-    } else if (frame === DATA_OBJECT && key === "result") {
+    } else if (frame === DATA_OBJECT && key === this.streamedKey) {
       if (this.sawResult)
-        throw new AnswerFormatError('The Prometheus answer has the key "data.result" twice.');
+        throw new AnswerFormatError(`The Prometheus answer has the key "data.${key}" twice.`);
       this.sawResult = true;
       this.role = RESULT_VALUE;
     }

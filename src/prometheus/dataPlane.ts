@@ -6,7 +6,7 @@ import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
-import { buildQueryString } from "./queryString.js";
+import { buildQueryString, type QueryParams } from "./queryString.js";
 import type { Regions } from "./regions.js";
 import { isRetryableStatus, PROMETHEUS_BACKOFF } from "./retry.js";
 import { redactCredentials, splitCredentials, withoutCredentials } from "./urls.js";
@@ -27,6 +27,8 @@ export interface DataPlaneCall {
    * naming the parameter). A server that does is asked again without them, and remembered.
    */
   optionalParams?: readonly string[];
+  /** Who answers, as messages name it (default `Prometheus`; `Alertmanager` for its API). */
+  service?: Service;
   /**
    * `Authorization: Basic …` for a plain Prometheus whose configured URL carried `user:password@`
    * (`auth: "none"` only: a SigV4 request's Authorization header is its signature).
@@ -35,6 +37,9 @@ export interface DataPlaneCall {
 }
 
 export type { AnswerSink };
+
+/** The server a data-plane call reads: a Prometheus HTTP API, or an Alertmanager API. */
+export type Service = "Prometheus" | "Alertmanager";
 
 export interface DataPlaneLimits {
   /** Reading stops past this many bytes of one answer: the call fails with advice to narrow the query. */
@@ -108,13 +113,13 @@ export class DataPlane {
   get<T>(
     baseApiUrl: string,
     path: string,
-    params: Record<string, string | undefined>,
+    params: QueryParams,
     call: DataPlaneCall,
     makeSink: () => AnswerSink<T>,
   ): Promise<T> {
     return traced(
       call.context.trace,
-      `Prometheus ${path}`,
+      `${call.service ?? "Prometheus"} ${path}`,
       (span) => {
         span?.describe("target", describeTarget(baseApiUrl, path));
         return this.getAnswer(baseApiUrl, path, params, call, makeSink, span && new Tally(span));
@@ -127,7 +132,7 @@ export class DataPlane {
   private async getAnswer<T>(
     baseApiUrl: string,
     path: string,
-    params: Record<string, string | undefined>,
+    params: QueryParams,
     call: DataPlaneCall,
     makeSink: () => AnswerSink<T>,
     tally: Tally | undefined,
@@ -163,7 +168,7 @@ export class DataPlane {
   private async getWith<T>(
     baseApiUrl: string,
     path: string,
-    params: Record<string, string | undefined>,
+    params: QueryParams,
     call: DataPlaneCall,
     makeSink: () => AnswerSink<T>,
     tally: Tally | undefined,
@@ -203,7 +208,7 @@ export class DataPlane {
         try {
           await sleep(delay, undefined, { signal: call.context.signal });
         } catch {
-          throw cancelled(where);
+          throw cancelled(call.service ?? "Prometheus", where);
         }
       }
     }
@@ -253,10 +258,11 @@ async function attemptOnce<T>(
   tally: Tally | undefined,
 ): Promise<T> {
   const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+  const who = call.service ?? "Prometheus";
   const startedAt = performance.now();
   try {
     if (timeoutMs <= 0)
-      throw new ToolError(`Prometheus did not answer before the request deadline (${where}).`, "timeout");
+      throw new ToolError(`${who} did not answer before the request deadline (${where}).`, "timeout");
     try {
       const headers: Record<string, string> = { accept: "application/json" };
       if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
@@ -272,14 +278,19 @@ async function attemptOnce<T>(
       });
       if (isRedirect(response)) {
         await response.body?.cancel().catch(() => undefined);
-        throw redirected(response, url, where);
+        throw redirected(who, response, url, where);
       }
       if (response.status < 200 || response.status >= 300) {
-        return interpretFailure(response.status, await readCapped(response, MAX_ERROR_BODY_BYTES), where);
+        return interpretFailure(
+          who,
+          response.status,
+          await readCapped(response, MAX_ERROR_BODY_BYTES),
+          where,
+        );
       }
       const { sink, maxAnswerBytes } = startReading();
-      const read = await readAnswer(response, where, sink, maxAnswerBytes);
-      return read.ok ? read.value : interpretFailure(response.status, read.body, where);
+      const read = await readAnswer(response, `${who}'s answer at ${where}`, sink, maxAnswerBytes);
+      return read.ok ? read.value : interpretFailure(who, response.status, read.body, where);
     } catch (error) {
       if (error instanceof ToolError || error instanceof Retryable) throw error;
       call.context.debug?.("Prometheus attempt failed", {
@@ -288,10 +299,10 @@ async function attemptOnce<T>(
         ms: Math.round((performance.now() - startedAt) * 100) / 100,
       });
       if (abortedByDeadline(signal)) {
-        throw new Retryable(`Prometheus did not answer within ${timeoutMs} ms (${where}).`, "timeout");
+        throw new Retryable(`${who} did not answer within ${timeoutMs} ms (${where}).`, "timeout");
       }
-      if (signal.aborted) throw cancelled(where);
-      throw new Retryable(`Could not reach Prometheus at ${where}: ${networkCause(error)}.`, "unreachable");
+      if (signal.aborted) throw cancelled(who, where);
+      throw new Retryable(`Could not reach ${who} at ${where}: ${networkCause(error)}.`, "unreachable");
     }
   } finally {
     end();
@@ -308,7 +319,7 @@ interface PrometheusEnvelope {
 }
 
 /** Throws the error a failed answer means (a Retryable one for 429 and 5xx). */
-function interpretFailure(status: number, body: string, where: string): never {
+function interpretFailure(who: Service, status: number, body: string, where: string): never {
   const envelope = parseEnvelope(body);
   const detail = errorDetail(envelope, body);
   if (status === 403) {
@@ -319,28 +330,25 @@ function interpretFailure(status: number, body: string, where: string): never {
   }
   if (isRetryableStatus(status))
     throw new Retryable(
-      `Prometheus failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`,
+      `${who} failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`,
       "upstream_failed",
     );
   if (typeof envelope?.errorType === "string") {
-    throw new Rejected(`Prometheus rejected the query (HTTP ${status}) ${detail}`, status, detail);
+    throw new Rejected(`${who} rejected the query (HTTP ${status}) ${detail}`, status, detail);
   }
   if (status >= 200 && status < 300) {
     throw new ToolError(
-      `Prometheus answered HTTP ${status} at ${where} without a success status: ${detail || "empty body"}`,
+      `${who} answered HTTP ${status} at ${where} without a success status: ${detail || "empty body"}`,
     );
   }
   throw new Rejected(
-    `Prometheus answered HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}. Check the Prometheus URL or workspace.`,
+    `${who} answered HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}. ${who === "Prometheus" ? "Check the Prometheus URL or workspace." : "Check ALERTMANAGER_URL or the workspace."}`,
     status,
     detail,
   );
 }
 
-function without(
-  params: Record<string, string | undefined>,
-  names: readonly string[],
-): Record<string, string | undefined> {
+function without(params: QueryParams, names: readonly string[]): QueryParams {
   if (names.length === 0) return params;
   return Object.fromEntries(Object.entries(params).filter(([name]) => !names.includes(name)));
 }
@@ -355,6 +363,8 @@ function parseEnvelope(body: string): PrometheusEnvelope | undefined {
 }
 
 function errorDetail(envelope: PrometheusEnvelope | undefined, body: string): string {
+  const bare = jsonString(body);
+  if (bare !== undefined) return bare;
   if (envelope && typeof envelope.error === "string") {
     return typeof envelope.errorType === "string"
       ? `${envelope.errorType}: ${envelope.error}`
@@ -368,12 +378,23 @@ function errorDetail(envelope: PrometheusEnvelope | undefined, body: string): st
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/** A body that is one JSON string (how Alertmanager words a 400): the string. */
+function jsonString(body: string): string | undefined {
+  if (!body.trimStart().startsWith('"')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === "string" ? parsed.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function isRedirect(response: Response): boolean {
   return response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
 }
 
 /** The redirect as an error naming where it pointed (scheme and host only), never followed. */
-function redirected(response: Response, url: string, where: string): ToolError {
+function redirected(who: Service, response: Response, url: string, where: string): ToolError {
   const location = response.headers.get("location");
   let to = "an unnamed location";
   if (location !== null) {
@@ -386,7 +407,7 @@ function redirected(response: Response, url: string, where: string): ToolError {
   }
   const status = response.status === 0 ? "a redirect" : `HTTP ${response.status}`;
   return new ToolError(
-    `Prometheus answered with a redirect to ${to} (${status} at ${where}); not followed: requests and their credentials go to the configured Prometheus URL or workspace only. Configure the address it redirects to instead.`,
+    `${who} answered with a redirect to ${to} (${status} at ${where}); not followed: requests and their credentials go to the configured Prometheus URL or workspace only. Configure the address it redirects to instead.`,
   );
 }
 
@@ -407,8 +428,8 @@ function rawNetworkCause(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function cancelled(where: string): ToolError {
-  return new ToolError(`The request to Prometheus (${where}) was cancelled before it answered.`, "cancelled");
+function cancelled(who: Service, where: string): ToolError {
+  return new ToolError(`The request to ${who} (${where}) was cancelled before it answered.`, "cancelled");
 }
 
 /** Host and path for messages: never the query (long) nor userinfo (secret). */

@@ -9,10 +9,14 @@ export function encodeRfc3986(value: string): string {
   );
 }
 
+/** Query parameters: a list is sent as the key repeated (`match[]=a&match[]=b`), in its order. */
+export type QueryParams = Record<string, string | readonly string[] | undefined>;
+
 /** Builds `a=1&b=2` from the defined entries, in the given order. */
-export function buildQueryString(params: Record<string, string | undefined>): string {
+export function buildQueryString(params: QueryParams): string {
   return Object.entries(params)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([key, value]) => `${encodeRfc3986(key)}=${encodeRfc3986(value)}`)
+    .flatMap(([key, value]) =>
+      value === undefined ? [] : [value].flat().map((one) => `${encodeRfc3986(key)}=${encodeRfc3986(one)}`),
+    )
     .join("&");
 }

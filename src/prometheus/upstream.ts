@@ -16,6 +16,8 @@ export interface UpstreamSettings {
   allowedWorkspaces?: readonly string[] | undefined;
   /** `ALLOWED_REGIONS`: the only regions a call may use (undefined: any of the function's partition). */
   allowedRegions?: readonly string[] | undefined;
+  /** `ALERTMANAGER_URL`: the Alertmanager of a plain Prometheus (AMP's is under the workspace URL). */
+  alertmanagerUrl?: string | undefined;
 }
 
 /** How many entries each per-key cache holds now (each has a fixed bound). */

@@ -1,6 +1,6 @@
 import type { RequestContext } from "../context.js";
 import { ToolError } from "../errors.js";
-import { type AccessSettings, WorkspaceAccess } from "./access.js";
+import { type AccessSettings, WorkspaceAccess, workspaceIdFromUrl } from "./access.js";
 import type { AmpCallOptions, ControlPlane } from "./controlPlane.js";
 import { Memo } from "./memo.js";
 import { Regions } from "./regions.js";
@@ -35,6 +35,8 @@ export interface TargetRequest {
 
 export interface TargetSettings extends AccessSettings {
   defaultRegion: string;
+  /** `ALERTMANAGER_URL`: the Alertmanager of a plain Prometheus (AMP's is under the workspace URL). */
+  alertmanagerUrl?: string | undefined;
   /** The only regions a call may use; undefined: any region of the function's partition. */
   allowedRegions?: readonly string[] | undefined;
 }
@@ -132,6 +134,29 @@ export class Workspaces {
     // Parsing a URL costs microseconds; the configured one is parsed once.
     this.configured ??= located(this.settings.prometheusUrl);
     return { ...this.configured, region };
+  }
+
+  /**
+   * Where Alertmanager's API (`…/api/v2`) is for the same request: under an AMP workspace's URL
+   * (`<workspace>/alertmanager/api/v2`), else ALERTMANAGER_URL; a plain Prometheus without it has none
+   * to offer (a ToolError saying what to configure).
+   */
+  async alertmanager(request: TargetRequest, context: RequestContext): Promise<Target> {
+    const configured = this.settings.alertmanagerUrl;
+    if (!request.workspaceId && configured !== undefined) {
+      const region = resolveRegion(request.region, this.settings);
+      const { url, basicAuth } = splitCredentials(configured);
+      return { apiUrl: `${url.replace(/\/+$/, "")}/api/v2`, serverUrl: url, region, basicAuth };
+    }
+    const prometheus = await this.resolve(request, context);
+    if (!request.workspaceId && workspaceIdFromUrl(prometheus.serverUrl) === undefined) {
+      throw new ToolError(
+        "No Alertmanager is configured: a plain Prometheus serves no silences of its own. The deployer sets ALERTMANAGER_URL (the alertmanagerUrl parameter) to the Alertmanager's URL, e.g. http://alertmanager:9093. (With Amazon Managed Prometheus, pass a workspace_id: its Alertmanager is under the workspace URL.)",
+        "not_allowed",
+      );
+    }
+    const serverUrl = `${prometheus.serverUrl.replace(/\/+$/, "")}/alertmanager`;
+    return { ...prometheus, apiUrl: `${serverUrl}/api/v2`, serverUrl };
   }
 
   /** Like `find`, but a missing target is the "Workspace ID is required…" error. */

@@ -23,7 +23,7 @@ import {
   isFilter,
   labelNameOf,
   labelToken,
-  type PromqlModule,
+  loadPromql,
   parseClean,
   SET_OPERATORS,
   type SyntaxNode,
@@ -61,17 +61,6 @@ export interface Suggestion {
 
 const MAX_SUGGESTIONS = 4;
 const TOP_K = 10;
-
-// The parser is ~100 kB of tables: load it only when an answer is actually cut, never on cold start.
-let promqlModule: Promise<PromqlModule> | undefined;
-
-function loadPromql(): Promise<PromqlModule> {
-  promqlModule ??= import("@prometheus-io/lezer-promql").catch((error: unknown) => {
-    promqlModule = undefined; // let a later call retry instead of caching the failure
-    throw error;
-  });
-  return promqlModule;
-}
 
 /**
  * Suggestions for a cut answer, built from the parsed query; an empty list when nothing useful and valid

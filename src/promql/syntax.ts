@@ -7,6 +7,18 @@
 export type PromqlModule = typeof import("@prometheus-io/lezer-promql");
 export type SyntaxNode = ReturnType<PromqlModule["parser"]["parse"]>["topNode"];
 
+// The parser is ~100 kB of tables: load it only when it is needed (an answer cut or empty, a filter to
+// parse), never on cold start.
+let promqlModule: Promise<PromqlModule> | undefined;
+
+export function loadPromql(): Promise<PromqlModule> {
+  promqlModule ??= import("@prometheus-io/lezer-promql").catch((error: unknown) => {
+    promqlModule = undefined; // let a later call retry instead of caching the failure
+    throw error;
+  });
+  return promqlModule;
+}
+
 const EXPR_NODES = new Set([
   "AggregateExpr",
   "BinaryExpr",

@@ -28,6 +28,11 @@ export interface QueryAsked {
   order: Order;
   /** The caller's `limit`: the most series (or samples) returned in `result`. */
   limit?: number | undefined;
+  /**
+   * What to tell the model when nothing matched, worked out only then (it may parse the query); the
+   * default hints, which send it to ListMetrics, when unset or undefined.
+   */
+  emptyHint?: (() => Promise<string | undefined>) | undefined;
 }
 
 /** What an instant query that matched nothing tells the model to check (Prometheus looks back 5 minutes by default). */
@@ -177,7 +182,9 @@ export class QueryResult implements Fittable {
         this.fitsWhole(value, whole, budget, layout)
       ) {
         if (value.result.length > 0) return { value };
-        const hint = this.asked.range === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT;
+        const hint =
+          (await this.asked.emptyHint?.()) ??
+          (this.asked.range === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT);
         // The hint is given only where it fits beside the (empty) answer.
         const withHint = addCost(costOfText(new Measure(layout).whole(value)), costOfText(hint));
         return fitsIn(withHint, budget) ? { value, hint } : { value };

@@ -13,6 +13,7 @@ import {
   postMcp,
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
+import { CORE_TOOLS, TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
@@ -446,13 +447,9 @@ for (const pythonCompat of [false, true]) {
         const reply = (await invoke({ jsonrpc: "2.0", id: "t", method: "tools/list" })) as {
           result: { tools: { name: string }[] };
         };
-        expect(reply.result.tools.map((tool) => tool.name)).toStrictEqual([
-          "ExecuteQuery",
-          "ExecuteRangeQuery",
-          "ListMetrics",
-          "GetServerInfo",
-          "GetAvailableWorkspaces",
-        ]);
+        expect(reply.result.tools.map((tool) => tool.name)).toStrictEqual(
+          pythonCompat ? CORE_TOOLS : Object.keys(TOOL_INTERFACE),
+        );
       });
     });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_FORMATS } from "../helpers/events.js";
 import { callHttp, type HttpResult, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
 
@@ -61,7 +62,7 @@ describe("sessions (memory store, SESSIONS=optional)", () => {
       const listed = await post(handler, toolsList, id, format);
       expect(listed.statusCode).toBe(200);
       expect(header(listed, "Mcp-Session-Id")).toBe(id);
-      expect(JSON.parse(listed.body).result.tools).toHaveLength(5);
+      expect(JSON.parse(listed.body).result.tools).toHaveLength(Object.keys(TOOL_INTERFACE).length);
     });
   }
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import {
@@ -187,18 +188,28 @@ describe.skipIf(!prometheusAvailable())("real MCP clients against serverless off
     }
   }, 600_000);
 
-  it("the MCP Inspector CLI lists the tools and runs a query", async () => {
+  it("the MCP Inspector CLI lists the tools, runs a query and finds labels", async () => {
     const inspector = ["-p", INSPECTOR, "mcp-inspector", "--cli", url, "--transport", "http"];
     const listed = await npx([...inspector, "--method", "tools/list"], 600_000);
     expect(listed.code, listed.stderr).toBe(0);
     const tools = JSON.parse(listed.stdout).tools as { name: string }[];
-    expect(tools.map((tool) => tool.name)).toStrictEqual([
-      "ExecuteQuery",
-      "ExecuteRangeQuery",
-      "ListMetrics",
-      "GetServerInfo",
-      "GetAvailableWorkspaces",
-    ]);
+    expect(tools.map((tool) => tool.name)).toStrictEqual(Object.keys(TOOL_INTERFACE));
+    const labelled = await npx(
+      [
+        ...inspector,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "ListLabelValues",
+        "--tool-arg",
+        "label=job",
+        "--tool-arg",
+        "match=test_requests_total",
+      ],
+      300_000,
+    );
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect(JSON.parse(labelled.stdout).structuredContent).toStrictEqual({ label: "job", values: ["api"] });
     const args = ["--tool-name", "ExecuteQuery", "--tool-arg", "query=count(test_temperature_celsius)"];
     const called = await npx(
       [...inspector, "--method", "tools/call", ...args, "--tool-arg", `time=${DATASET.start + 900}`],

@@ -21,6 +21,8 @@ export const APP_SETTINGS = [
   "SESSION_TTL_SECONDS",
   "SESSION_TABLE",
   "DYNAMODB_ENDPOINT",
+  "TOOLS",
+  "ALERTMANAGER_URL",
 ] as const;
 
 /** Variables that tell the app where it runs (deployed Lambda, serverless offline, invoke local). */

@@ -4,13 +4,14 @@ import { createUpstream } from "../../src/prometheus/upstream.js";
 import { type McpServerFactory, mcpServerFactory } from "../../src/server.js";
 import { SessionManager, type SessionManagerOptions } from "../../src/sessions/manager.js";
 import type { SessionStore } from "../../src/sessions/store.js";
-import { tools } from "../../tools/index.js";
+import { instructionsFor, tools } from "../../tools/index.js";
 import { LOCAL_SETTINGS } from "../support/toolCall.js";
 
 /** What a handler builds once for all its MCP servers (the tool list, the JSON Schema validator). */
 export function localServerFactory(): McpServerFactory {
   return mcpServerFactory({
     tools,
+    instructions: instructionsFor(tools.map((tool) => tool.name)),
     settings: LOCAL_SETTINGS,
     upstream: createUpstream(LOCAL_SETTINGS),
     toolFailuresAsErrors: false,

@@ -1,6 +1,7 @@
 /**
- * The tools' interface clients of the Python Lambda depend on: names, parameters, required sets, in
- * tools/list order. Our additions, the optional `limit` and `order` (README, "Large results"), come last.
+ * The tools' interface clients depend on: names, parameters, required sets, in tools/list order. The
+ * Python Lambda's five come first; our additions to them, the optional `limit`, `order` and `match`
+ * (README, "Large results"), come last in each.
  */
 export const TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
   ExecuteQuery: {
@@ -11,7 +12,33 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
     required: ["query", "start", "end", "step"],
     properties: ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit", "order"],
   },
-  ListMetrics: { required: [], properties: ["workspace_id", "region", "profile", "limit"] },
+  ListMetrics: { required: [], properties: ["workspace_id", "region", "profile", "limit", "match"] },
   GetServerInfo: { required: [], properties: ["workspace_id", "region", "profile"] },
   GetAvailableWorkspaces: { required: [], properties: ["region", "profile"] },
+  // The discovery and alerting tools (TOOLS groups discovery and alerting): ours, after the five.
+  ListLabels: {
+    required: [],
+    properties: ["workspace_id", "match", "start", "end", "limit", "region", "profile"],
+  },
+  ListLabelValues: {
+    required: ["label"],
+    properties: ["workspace_id", "label", "match", "start", "end", "limit", "region", "profile"],
+  },
+  FindSeries: {
+    required: ["match"],
+    properties: ["workspace_id", "match", "start", "end", "limit", "region", "profile"],
+  },
+  GetMetricMetadata: { required: [], properties: ["workspace_id", "metric", "limit", "region", "profile"] },
+  ListAlerts: { required: [], properties: ["workspace_id", "state", "match", "limit", "region", "profile"] },
+  ListRules: {
+    required: [],
+    properties: ["workspace_id", "type", "name", "group", "limit", "region", "profile"],
+  },
+  ListSilences: {
+    required: [],
+    properties: ["workspace_id", "state", "match", "limit", "region", "profile"],
+  },
 };
+
+/** The Python server's five tools (TOOLS=core, the default under PYTHON_COMPAT), in its order. */
+export const CORE_TOOLS = Object.keys(TOOL_INTERFACE).slice(0, 5);

@@ -206,7 +206,7 @@ describe.skipIf(!prometheusAvailable())(
       expect(note).toContain(`${names.length.toLocaleString("en-US")} metric names`);
       // Advice names a filter by family, never a smaller limit.
       expect(note).toContain("synthetic_ (20,000)");
-      expect(note).toContain('group by (__name__) ({__name__=~"synthetic_.*"})');
+      expect(note).toContain('call ListMetrics with match {__name__=~"synthetic_.*"}');
       expect(note).not.toMatch(/smaller limit/);
 
       // Prometheus 2.42 ignores `limit` on label values: the whole list arrives and is cut here.

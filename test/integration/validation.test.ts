@@ -5,9 +5,16 @@ import { normaliseApiUrl, workspaceIdFromUrl } from "../../src/prometheus/worksp
 import {
   ExecuteQuery,
   ExecuteRangeQuery,
+  FindSeries,
   GetAvailableWorkspaces,
+  GetMetricMetadata,
   GetServerInfo,
+  ListAlerts,
+  ListLabels,
+  ListLabelValues,
   ListMetrics,
+  ListRules,
+  ListSilences,
   tools,
 } from "../../tools/index.js";
 import type { Tool } from "../../tools/types.js";
@@ -17,14 +24,15 @@ import { callTool, makeToolCall, toolError, validationErrors } from "../support/
 const RANGE = { query: "up", start: "1700000000", end: "1700003600", step: "15s" };
 
 describe("tool definitions", () => {
-  it("lists the five tools in the Python registration order", () => {
-    expect(tools.map((tool) => tool.name)).toEqual([
+  it("lists the Python server's five tools first, in its registration order, then ours", () => {
+    expect(tools.map((tool) => tool.name).slice(0, 5)).toEqual([
       "ExecuteQuery",
       "ExecuteRangeQuery",
       "ListMetrics",
       "GetServerInfo",
       "GetAvailableWorkspaces",
     ]);
+    expect(tools).toHaveLength(12);
   });
 
   it.each([
@@ -40,11 +48,11 @@ describe("tool definitions", () => {
       ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit", "order"],
       ["query", "start", "end", "step"],
     ],
-    ["ListMetrics", ListMetrics, ["workspace_id", "region", "profile", "limit"], []],
+    ["ListMetrics", ListMetrics, ["workspace_id", "region", "profile", "limit", "match"], []],
     ["GetServerInfo", GetServerInfo, ["workspace_id", "region", "profile"], []],
     ["GetAvailableWorkspaces", GetAvailableWorkspaces, ["region", "profile"], []],
   ] as [string, Tool, string[], string[]][])(
-    "%s has the Python parameter names and required set (and our optional limit and order last)",
+    "%s has the Python parameter names and required set (and our optional limit, order and match last)",
     (name, tool, names, required) => {
       expect(tool.name).toBe(name);
       const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as {
@@ -56,6 +64,9 @@ describe("tool definitions", () => {
       for (const parameter of names) {
         const property = schema.properties[parameter];
         if (required.includes(parameter)) expect(property?.type).toBe("string");
+        // match: one selector or a list of them.
+        else if (parameter === "match")
+          expect(property?.anyOf?.map((option) => option.type)).toStrictEqual(["string", "array", "null"]);
         else expect(property?.anyOf?.map((option) => option.type)).toEqual(["string", "null"]);
       }
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
@@ -269,5 +280,50 @@ describe("text the query cannot carry", () => {
       "query: query must be valid Unicode text (it holds a lone surrogate)",
     ]);
     expect(validationErrors(ExecuteQuery, { query: 'up{x="😀"}' })).toEqual([]);
+  });
+});
+
+describe("the discovery and alerting tools' arguments", () => {
+  it("match: one selector or a list; empty, too many or not text is refused naming the argument", () => {
+    expect(ListLabels.inputSchema.parse({ match: "up" }).match).toEqual(["up"]);
+    expect(ListLabels.inputSchema.parse({ match: ["up", 'http_requests_total{code="500"}'] }).match).toEqual([
+      "up",
+      'http_requests_total{code="500"}',
+    ]);
+    expect(ListLabels.inputSchema.parse({ match: null }).match).toBeUndefined();
+    expect(validationErrors(ListLabels, { match: " " })).toEqual(["match: match must not be empty"]);
+    expect(validationErrors(ListLabels, { match: [] })).toEqual([
+      "match: match must name at least one selector",
+    ]);
+    expect(validationErrors(FindSeries, { match: Array.from({ length: 21 }, () => "up") })).toEqual([
+      "match: match takes at most 20 selectors",
+    ]);
+    expect(validationErrors(FindSeries, {})).toHaveLength(1);
+    expect(validationErrors(FindSeries, {})[0]).toMatch(/^match: /);
+    expect(validationErrors(ListAlerts, { match: 5 })).toHaveLength(1);
+  });
+
+  it("label and metric are names; state, type are their enums; start and end take relative times", () => {
+    expect(validationErrors(ListLabelValues, { label: "code" })).toEqual([]);
+    expect(validationErrors(ListLabelValues, { label: "status code" })[0]).toMatch(
+      /^label: label must be a label name/,
+    );
+    expect(validationErrors(ListLabelValues, {})).toHaveLength(1);
+    expect(validationErrors(GetMetricMetadata, { metric: "http_requests_total" })).toEqual([]);
+    expect(validationErrors(GetMetricMetadata, { metric: "1abc" })[0]).toMatch(
+      /^metric: metric must be a metric name/,
+    );
+    expect(validationErrors(ListAlerts, { state: "resolved" })).toEqual([
+      "state: state must be firing or pending",
+    ]);
+    expect(validationErrors(ListSilences, { state: "firing" })).toEqual([
+      "state: state must be active, pending or expired",
+    ]);
+    expect(validationErrors(ListRules, { type: "alerting" })).toEqual(["type: type must be alert or record"]);
+    expect(validationErrors(ListRules, { name: "" })[0]).toMatch(/^name: /);
+    expect(validationErrors(ListLabels, { start: "now-1h", end: "now" })).toEqual([]);
+    expect(validationErrors(ListLabels, { start: "yesterday" })[0]).toMatch(
+      /^start: start must be an RFC 3339/,
+    );
   });
 });

@@ -29,10 +29,40 @@ interface Statement {
   Condition?: unknown;
 }
 
-/** The aps actions that read a workspace's metrics: granted only on the workspaces a deployment may read. */
-const APS_DATA_ACTIONS = ["aps:GetLabels", "aps:QueryMetrics"];
-/** Exactly what the code calls: ListWorkspaces, DescribeWorkspace, queries (QueryMetrics), names (GetLabels). */
-const APS_ACTIONS = ["aps:DescribeWorkspace", "aps:GetLabels", "aps:ListWorkspaces", "aps:QueryMetrics"];
+/**
+ * The aps actions with a statement of their own: ListWorkspaces (alone on "*"), DescribeWorkspace (every
+ * workspace). Every other aps action reads a workspace's data.
+ */
+const APS_OWN_STATEMENT = ["aps:ListWorkspaces", "aps:DescribeWorkspace"];
+/**
+ * The aps actions that read a workspace's data, as every tool (the default, tools=all) calls them: granted
+ * only on the workspaces a deployment may read. Written out, not taken from tools/catalog.json.
+ */
+const APS_DATA_ACTIONS = [
+  "aps:GetLabels",
+  "aps:GetMetricMetadata",
+  "aps:GetSeries",
+  "aps:ListAlertManagerSilences",
+  "aps:ListAlerts",
+  "aps:ListRules",
+  "aps:QueryMetrics",
+];
+/**
+ * Exactly what the tools call (by default all of them): ListWorkspaces, DescribeWorkspace, queries
+ * (QueryMetrics), label names and values (GetLabels), series (GetSeries), metric metadata
+ * (GetMetricMetadata), rules (ListRules), alerts (ListAlerts), Alertmanager silences (ListAlertManagerSilences).
+ */
+const APS_ACTIONS = [
+  "aps:DescribeWorkspace",
+  "aps:GetLabels",
+  "aps:GetMetricMetadata",
+  "aps:GetSeries",
+  "aps:ListAlertManagerSilences",
+  "aps:ListAlerts",
+  "aps:ListRules",
+  "aps:ListWorkspaces",
+  "aps:QueryMetrics",
+];
 /** Single-item access to the sessions table: no Scan, no Query, no table administration. */
 const DYNAMODB_ACTIONS = [
   "dynamodb:DeleteItem",
@@ -88,10 +118,18 @@ afterAll(async () => {
   await service?.dispose();
 });
 
-async function packageTo(name: string, params: string[] = []): Promise<{ run: SlsRun; dir: string }> {
+/** TOOLS and ALERTMANAGER_URL of the calling shell must not reach the package either (see slsEnv). */
+const NO_SHELL_TOOLS = { TOOLS: "", ALERTMANAGER_URL: "" };
+
+async function packageTo(
+  name: string,
+  params: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ run: SlsRun; dir: string }> {
   const dir = join(service.dir, name);
   const run = await runSls(["package", "--package", dir, ...params.map((param) => `--param=${param}`)], {
     cwd: service.dir,
+    env: { ...NO_SHELL_TOOLS, ...env },
   });
   return { run, dir };
 }
@@ -159,21 +197,35 @@ function apsArn(resource: string, region: unknown = { Ref: "AWS::Region" }): unk
   };
 }
 
-/** The resources of the one statement granting the aps data actions (and only them). */
-function dataResources(template: Template): unknown[] {
+function isDataAction(action: string): boolean {
+  return action.startsWith("aps:") && !APS_OWN_STATEMENT.includes(action);
+}
+
+/** The role's aps actions, sorted. */
+function apsActionsOf(template: Template): string[] {
+  return roleStatements(template)
+    .flatMap((statement) => [statement.Action].flat())
+    .filter((action) => action.startsWith("aps:"))
+    .sort();
+}
+
+/** The resources of the one statement granting the aps data actions `actions` (and only them). */
+function dataResources(template: Template, actions: string[] = APS_DATA_ACTIONS): unknown[] {
   const statements = roleStatements(template).filter((statement) =>
-    [statement.Action].flat().some((action) => APS_DATA_ACTIONS.includes(action)),
+    [statement.Action].flat().some(isDataAction),
   );
   expect(statements).toHaveLength(1);
   const [statement] = statements as [Statement];
-  expect([statement.Action].flat().sort()).toEqual(APS_DATA_ACTIONS);
+  // Sorted in the template itself, not only as a set.
+  expect([statement.Action].flat()).toEqual(actions);
   return [statement.Resource].flat();
 }
 
 /**
- * Least privilege: the four read-only aps actions the code calls (ListWorkspaces alone on "*", only in
- * `regions`; the rest on workspaces: DescribeWorkspace on every workspace of `regions`, the data actions
- * on `dataOn`, by default every workspace of `regions`), the four DynamoDB item actions on the sessions
+ * Least privilege: the read-only aps actions the served tools call, `apsActions` (by default every
+ * tool's): ListWorkspaces alone on "*", only in `regions`; the rest on workspaces: DescribeWorkspace
+ * alone on every workspace of `regions`, the data actions in one statement on `dataOn`, by default every
+ * workspace of `regions`; no statement without an action. The four DynamoDB item actions on the sessions
  * table's ARN only, the framework's log actions; no wildcard action anywhere, only Allow. `regions`:
  * the stack's (a reference), then others by name.
  */
@@ -182,12 +234,17 @@ function expectLeastPrivilege(
   tableId: string,
   dataOn?: unknown[],
   regions: unknown[] = [{ Ref: "AWS::Region" }],
+  apsActions: string[] = APS_ACTIONS,
 ) {
   const statements = roleStatements(template);
   const actions = statements.flatMap((statement) => [statement.Action].flat());
   for (const action of actions) expect(action).not.toContain("*");
   expect(statements.every((statement) => statement.Effect === "Allow")).toBe(true);
-  expect(actions.filter((action) => action.startsWith("aps:")).sort()).toEqual(APS_ACTIONS);
+  expect(statements.every((statement) => [statement.Action].flat().length > 0)).toBe(true);
+  expect(apsActionsOf(template)).toEqual(apsActions);
+  expect(statements.filter((statement) => isStar(statement.Resource))).toHaveLength(
+    apsActions.includes("aps:ListWorkspaces") ? 1 : 0,
+  );
   expect(
     actions
       .filter((action) => !action.startsWith("aps:") && !action.startsWith("dynamodb:"))
@@ -206,7 +263,12 @@ function expectLeastPrivilege(
       expect(JSON.stringify(statement.Resource)).toContain("workspace/");
     }
   }
-  expect(dataResources(template)).toEqual(dataOn ?? everyWorkspace);
+  const dataActions = apsActions.filter(isDataAction);
+  if (dataActions.length > 0) {
+    expect(dataResources(template, dataActions)).toEqual(dataOn ?? everyWorkspace);
+  } else {
+    expect(statements.filter((statement) => [statement.Action].flat().some(isDataAction))).toEqual([]);
+  }
 
   const dynamodb = statements.filter((statement) =>
     [statement.Action].flat().some((action) => action.startsWith("dynamodb:")),
@@ -250,10 +312,12 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(functionEnvironment(template)).toEqual({
       PROMETHEUS_URL: "",
       PROMETHEUS_AUTH: "sigv4",
+      ALERTMANAGER_URL: "",
       ALLOWED_WORKSPACES: "",
       ALLOWED_REGIONS: "us-east-1",
       AMP_ENDPOINT: "",
       PYTHON_COMPAT: "false",
+      TOOLS: "",
       ALLOWED_ORIGINS: "",
       MAX_BODY_BYTES: "1048576",
       MAX_RESULT_TOKENS: "20000",
@@ -330,7 +394,7 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(resourcesOf(template, "AWS::Lambda::Version")).toEqual([]);
   });
 
-  it("grants the four read-only aps actions the code calls (ListWorkspaces alone on *) and item access to the table", () => {
+  it("grants the read-only aps actions every tool calls (ListWorkspaces alone on *) and item access to the table", () => {
     expectLeastPrivilege(template, expectSessionsTable(template));
   });
 
@@ -483,6 +547,155 @@ describe("serverless package with a pinned workspace and an allow-list", () => {
     expect(`${run.stdout}${run.stderr}`).toContain(
       'Invalid configuration: ALLOWED_WORKSPACES="ws-team-a,team b" (expected a comma-separated list of AMP workspace ids',
     );
+  }, 120_000);
+});
+
+/** tools/catalog.json: the tool groups and each tool's aps actions. */
+interface Catalog {
+  groups: Record<string, string[]>;
+  actions: Record<string, string[]>;
+}
+
+/** The aps actions a TOOLS value's tools call, from tools/catalog.json (groups expanded, `all` = every tool). */
+async function catalogActions(tools: string): Promise<string[]> {
+  const catalog = JSON.parse(await readFile(join(ROOT, "tools", "catalog.json"), "utf8")) as Catalog;
+  const groups: Record<string, string[]> = { ...catalog.groups, all: Object.keys(catalog.actions) };
+  const served = tools
+    .split(",")
+    .map((entry) => entry.trim())
+    .flatMap((entry) => groups[entry] ?? [entry]);
+  return [...new Set(served.flatMap((tool) => catalog.actions[tool] ?? []))].sort();
+}
+
+describe("serverless package --param=tools=…: the role follows the tools served", () => {
+  interface ToolsCase {
+    /** The --param values. */
+    params: string[];
+    /** The shell's environment. */
+    env?: Record<string, string>;
+    /** TOOLS of the function: the parameter as given. */
+    tools: string;
+    /** PYTHON_COMPAT of the function. */
+    pythonCompat: "true" | "false";
+    /** The role's aps actions: written out, or the catalog's for this TOOLS value. */
+    actions: string[] | { fromCatalog: string };
+  }
+  const CASES: Record<string, ToolsCase> = {
+    "pythonCompat=true": {
+      params: ["pythonCompat=true"],
+      tools: "",
+      pythonCompat: "true",
+      // The five core tools' actions, and nothing the later tools added.
+      actions: ["aps:DescribeWorkspace", "aps:GetLabels", "aps:ListWorkspaces", "aps:QueryMetrics"],
+    },
+    "pythonCompat=true tools=all": {
+      params: ["pythonCompat=true", "tools=all"],
+      tools: "all",
+      pythonCompat: "true",
+      actions: APS_ACTIONS,
+    },
+    "tools=alerting": {
+      params: ["tools=alerting"],
+      tools: "alerting",
+      pythonCompat: "false",
+      actions: { fromCatalog: "alerting" },
+    },
+    "tools=ExecuteQuery,FindSeries": {
+      params: ["tools=ExecuteQuery,FindSeries"],
+      tools: "ExecuteQuery,FindSeries",
+      pythonCompat: "false",
+      actions: { fromCatalog: "ExecuteQuery,FindSeries" },
+    },
+    "PYTHON_COMPAT=true TOOLS=discovery,GetServerInfo in the shell": {
+      params: [],
+      env: { PYTHON_COMPAT: "true", TOOLS: "discovery,GetServerInfo" },
+      tools: "discovery,GetServerInfo",
+      pythonCompat: "true",
+      actions: { fromCatalog: "discovery,GetServerInfo" },
+    },
+  };
+  const packaged = new Map<string, { template: Template; dir: string }>();
+
+  beforeAll(async () => {
+    // One after another: the runs share the service copy's build folders.
+    let index = 0;
+    for (const [name, { params, env }] of Object.entries(CASES)) {
+      const { run, dir } = await packageTo(`package-tools-${index++}`, params, env);
+      expect(run.code, `${name}\n${output(run)}`).toBe(0);
+      packaged.set(name, { template: await templateIn(dir), dir });
+    }
+  }, 300_000);
+
+  it.each(Object.keys(CASES))(
+    "%s: the role has exactly the served tools' aps actions; TOOLS is the value given",
+    async (name) => {
+      const { template } = packaged.get(name) ?? expect.unreachable(`${name} was not packaged`);
+      const { actions, tools, pythonCompat } = CASES[name] as ToolsCase;
+      const expected = Array.isArray(actions) ? actions : await catalogActions(actions.fromCatalog);
+      expectLeastPrivilege(template, expectSessionsTable(template), undefined, undefined, expected);
+      expect(functionEnvironment(template)).toMatchObject({ TOOLS: tools, PYTHON_COMPAT: pythonCompat });
+    },
+  );
+
+  it("the catalog agrees with the written-out action lists", async () => {
+    expect(await catalogActions("all")).toEqual(APS_ACTIONS);
+    expect(await catalogActions("core")).toEqual(
+      (CASES["pythonCompat=true"] as { actions: string[] }).actions,
+    );
+    expect(await catalogActions("alerting")).toEqual([
+      "aps:DescribeWorkspace",
+      "aps:ListAlertManagerSilences",
+      "aps:ListAlerts",
+      "aps:ListRules",
+    ]);
+    expect(await catalogActions("ExecuteQuery,FindSeries")).toEqual([
+      "aps:DescribeWorkspace",
+      "aps:GetSeries",
+      "aps:QueryMetrics",
+    ]);
+  });
+
+  it("tools=alerting: no ListWorkspaces statement at all; the data statement lists the alerting actions, sorted", () => {
+    const { template } = packaged.get("tools=alerting") ?? expect.unreachable("not packaged");
+    const statements = roleStatements(template);
+    expect(statements.some((statement) => isStar(statement.Resource))).toBe(false);
+    expect(JSON.stringify(statements)).not.toContain("aps:ListWorkspaces");
+    expect(
+      dataResources(template, ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"]),
+    ).toEqual([apsArn("workspace/*")]);
+  });
+
+  it("the templates with fewer statements pass cfn-lint with no error", async (context) => {
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    for (const name of ["tools=alerting", "tools=ExecuteQuery,FindSeries"]) {
+      const lint = await cfnLint(packaged.get(name)?.dir ?? "");
+      expect(lint.errors, `${name}\n${lint.output}`).toEqual([]);
+    }
+  }, 120_000);
+
+  it("refuses an unknown name with one line naming it and the valid groups and tools", async () => {
+    const { run } = await packageTo("package-tools-unknown", ["tools=core,ListEverything"]);
+    expect(run.code).not.toBe(0);
+    const said = `${run.stdout}${run.stderr}`;
+    const lines = said.split("\n").filter((line) => line.includes("ListEverything"));
+    expect(lines, said).toHaveLength(1);
+    const [line] = lines as [string];
+    // scripts/role-statements.cjs or the application's own check (scripts/check-settings.cjs), whichever
+    // osls resolves first: both name the entry and the valid groups and tools.
+    expect(line).toMatch(/"ListEverything" is neither a tool nor a group|ListEverything is neither/);
+    for (const valid of [
+      "core",
+      "discovery",
+      "alerting",
+      "all",
+      "ExecuteQuery",
+      "GetMetricMetadata",
+      "ListSilences",
+    ]) {
+      expect(line).toContain(valid);
+    }
+    // No stack trace: the one line is what to fix.
+    expect(said).not.toMatch(/^\s+at /m);
   }, 120_000);
 });
 

@@ -13,9 +13,9 @@ interface CallResult {
 }
 
 /**
- * Calls each of the five tools through `client` against the AMP stack (one ACTIVE workspace, the
- * test dataset in Prometheus) and checks each answer, then a PromQL syntax error; every data-plane
- * call must have carried a valid signature. `afterFirst` runs once the first tool result is in.
+ * Calls every tool through `client` against the AMP stack (one ACTIVE workspace, the test dataset in
+ * Prometheus, an Alertmanager under the workspace) and checks each answer, and two that must fail (a
+ * PromQL syntax error, a missing argument); every data-plane call must have carried a valid signature. `afterFirst` runs once the first tool result is in.
  */
 export async function callEveryTool(
   client: ToolCaller,
@@ -59,5 +59,30 @@ export async function callEveryTool(
   expect((range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values).toHaveLength(3);
   const failed = await call("ExecuteQuery", { workspace_id: WS, query: "sum(" });
   expect(failed.isError).toBe(true);
+
+  // The discovery and alerting tools: the dataset's labels and series; no rules, alerts or silences.
+  const labels = await call("ListLabels", { workspace_id: WS, match: "test_requests_total" });
+  expect(labels.structuredContent).toStrictEqual({ labels: ["__name__", "instance", "job"] });
+  const values = await call("ListLabelValues", {
+    workspace_id: WS,
+    label: "instance",
+    match: ["test_requests_total"],
+  });
+  expect(values.structuredContent).toStrictEqual({ label: "instance", values: ["a", "b"] });
+  const series = await call("FindSeries", { workspace_id: WS, match: "test_temperature_celsius" });
+  expect(series.structuredContent).toStrictEqual({
+    series: [{ __name__: "test_temperature_celsius", room: "lab" }],
+  });
+  // Data imported with promtool carries no metadata: an empty list, and a hint saying why.
+  const metadata = await call("GetMetricMetadata", { workspace_id: WS, metric: "test_requests_total" });
+  expect(metadata.structuredContent).toStrictEqual({ metadata: [] });
+  const alerts = await call("ListAlerts", { workspace_id: WS, state: "firing" });
+  expect(alerts.structuredContent).toStrictEqual({ alerts: [] });
+  const rules = await call("ListRules", { workspace_id: WS });
+  expect(rules.structuredContent).toStrictEqual({ rules: [] });
+  const silences = await call("ListSilences", { workspace_id: WS });
+  expect(silences.structuredContent).toStrictEqual({ silences: [] });
+  const missing = await call("FindSeries", { workspace_id: WS });
+  expect(missing.isError).toBe(true);
   expect(stack.proxy.lastRejection).toBeUndefined();
 }

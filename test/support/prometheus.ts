@@ -69,7 +69,8 @@ export function openMetricsText(): string {
   return `${lines.join("\n")}\n`;
 }
 
-function onPath(binary: string): boolean {
+/** True when an executable named `binary` is in a PATH directory. */
+export function onPath(binary: string): boolean {
   return (process.env.PATH ?? "").split(delimiter).some((dir) => {
     try {
       accessSync(join(dir, binary), constants.X_OK);
@@ -112,6 +113,15 @@ export interface StartPrometheusOptions {
   openMetrics?: string | (() => string | Iterable<string>);
   /** How long to wait for `/-/ready` after starting the process (default 30 s). */
   readyTimeoutMs?: number;
+  /**
+   * The `prometheus.yml` text, given the port Prometheus will listen on (so it can scrape itself). Default:
+   * no scrape jobs. Relative paths in it (e.g. `rule_files`) are resolved next to it, where `files` go.
+   */
+  config?: (port: number) => string;
+  /** Extra files written next to the config (name to content), e.g. rule files the config names. */
+  files?: Record<string, string>;
+  /** Extra command-line flags, e.g. `--rules.alert.resend-delay=1s`. */
+  args?: readonly string[];
 }
 
 const run = promisify(execFile);
@@ -119,11 +129,17 @@ const READY_TIMEOUT_MS = 30_000;
 
 /**
  * Loads the dataset (by default `openMetricsText()`) with `promtool tsdb create-blocks-from openmetrics`,
- * starts `prometheus` on 127.0.0.1 (free port, no scrape jobs, 100y retention) and resolves once
+ * starts `prometheus` on 127.0.0.1 (free port, 100y retention; by default no scrape jobs) and resolves once
  * `/-/ready` answers 200.
  */
 export async function startPrometheus(options: StartPrometheusOptions = {}): Promise<RunningPrometheus> {
-  const { openMetrics = openMetricsText, readyTimeoutMs = READY_TIMEOUT_MS } = options;
+  const {
+    openMetrics = openMetricsText,
+    readyTimeoutMs = READY_TIMEOUT_MS,
+    config = () => "global:\n  scrape_interval: 1h\nscrape_configs: []\n",
+    files = {},
+    args = [],
+  } = options;
   const dir = await mkdtemp(join(tmpdir(), "prom-test-"));
   try {
     const dataFile = join(dir, "data.om");
@@ -131,13 +147,15 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
     const tsdb = join(dir, "tsdb");
     // writeFile streams an iterable chunk by chunk; a string is written whole.
     await writeFile(dataFile, typeof openMetrics === "string" ? openMetrics : openMetrics());
-    await writeFile(configFile, "global:\n  scrape_interval: 1h\nscrape_configs: []\n");
+    for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content);
     await run("promtool", ["tsdb", "create-blocks-from", "openmetrics", "--quiet", dataFile, tsdb], {
       maxBuffer: 16 * 1024 * 1024,
     });
 
     for (let tries = 1; ; tries++) {
       const port = await freePort();
+      // Written per attempt: the config may name the port (a self-scrape job).
+      await writeFile(configFile, config(port));
       const child = spawn(
         "prometheus",
         [
@@ -146,6 +164,7 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
           "--storage.tsdb.retention.time=100y",
           `--web.listen-address=127.0.0.1:${port}`,
           "--log.level=warn",
+          ...args,
         ],
         { stdio: ["ignore", "ignore", "pipe"] },
       );
@@ -183,7 +202,16 @@ async function apiData<T>(url: string, path: string, params: Record<string, stri
   return body.data;
 }
 
-async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `<url>/-/ready` answers 200; throws (with the tail of its stderr) if `child` exits first or
+ * the time runs out. `name` names the process in those errors.
+ */
+export async function waitReady(
+  url: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  name = "prometheus",
+): Promise<void> {
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -191,7 +219,7 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`prometheus exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}): ${stderr}`);
     }
     try {
       const response = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) });
@@ -201,10 +229,11 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`prometheus was not ready within ${timeoutMs} ms: ${stderr}`);
+  throw new Error(`${name} was not ready within ${timeoutMs} ms: ${stderr}`);
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+/** Stops a child process by its PID (SIGTERM, SIGKILL after 5 s) and resolves once it has exited. */
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");

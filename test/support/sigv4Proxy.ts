@@ -5,6 +5,12 @@ import { readBody, type SigV4Expectation, verifySigV4 } from "./sigv4Verify.js";
 export interface SigV4ProxyOptions extends SigV4Expectation {
   /** Base URL requests are forwarded to, e.g. a local Prometheus `http://127.0.0.1:9090`. */
   target: string;
+  /**
+   * Base URL of an Alertmanager, e.g. `http://127.0.0.1:9093`. When set, `/workspaces/<id>/alertmanager/<rest>`
+   * goes to `<alertmanagerTarget>/<rest>`, as AMP serves its Alertmanager under the workspace URL. Unset, such
+   * paths go to `target` like any other.
+   */
+  alertmanagerTarget?: string;
 }
 
 export interface ProxiedRequest {
@@ -29,14 +35,29 @@ export interface SigV4Proxy {
 }
 
 const WORKSPACE_PREFIX = /^\/workspaces\/ws-[A-Za-z0-9_-]+(?=\/|$)/;
+const ALERTMANAGER_PREFIX = /^\/workspaces\/ws-[A-Za-z0-9_-]+\/alertmanager(?=[/?]|$)/;
 
 /**
  * An HTTP proxy on 127.0.0.1 that checks the SigV4 signature of every request (see verifySigV4) and forwards
- * the valid ones to `target`, stripping an AMP-style `/workspaces/<id>` path prefix. Invalid ones get 403
- * with an AWS-like message body.
+ * the valid ones to `target`, stripping an AMP-style `/workspaces/<id>` path prefix (or, given
+ * `alertmanagerTarget`, `/workspaces/<id>/alertmanager` ones there). Invalid ones get 403 with an AWS-like
+ * message body.
  */
 export async function startSigV4Proxy(options: SigV4ProxyOptions): Promise<SigV4Proxy> {
-  const target = new URL(options.target);
+  const prometheusTarget = new URL(options.target);
+  const alertmanagerTarget =
+    options.alertmanagerTarget === undefined ? undefined : new URL(options.alertmanagerTarget);
+
+  /** Where a request goes: the upstream and the path (with query) to ask it for. */
+  const route = (rawUrl: string): { target: URL; path: string } => {
+    if (alertmanagerTarget !== undefined && ALERTMANAGER_PREFIX.test(rawUrl)) {
+      // Keep a base path the Alertmanager may be served under (--web.route-prefix).
+      const base = alertmanagerTarget.pathname.replace(/\/$/, "");
+      const rest = rawUrl.replace(ALERTMANAGER_PREFIX, "");
+      return { target: alertmanagerTarget, path: `${base}${rest.startsWith("/") ? rest : `/${rest}`}` };
+    }
+    return { target: prometheusTarget, path: rawUrl.replace(WORKSPACE_PREFIX, "") || "/" };
+  };
   const requests: ProxiedRequest[] = [];
   let lastRejection: string | undefined;
 
@@ -61,6 +82,7 @@ export async function startSigV4Proxy(options: SigV4ProxyOptions): Promise<SigV4
       );
       return;
     }
+    const { target, path } = route(rawUrl);
     const headers = { ...req.headers, host: target.host };
     delete headers.authorization;
     const upstream = httpRequest(
@@ -68,7 +90,7 @@ export async function startSigV4Proxy(options: SigV4ProxyOptions): Promise<SigV4
         hostname: target.hostname,
         port: target.port,
         method: req.method,
-        path: rawUrl.replace(WORKSPACE_PREFIX, "") || "/",
+        path,
         headers,
       },
       (upstreamRes) => {

@@ -27,7 +27,59 @@ describe("configuration", () => {
       serviceName: "prometheus-mcp-lambda",
       inLambda: false,
       isOffline: false,
+      tools: [
+        "ExecuteQuery",
+        "ExecuteRangeQuery",
+        "ListMetrics",
+        "GetServerInfo",
+        "GetAvailableWorkspaces",
+        "ListLabels",
+        "ListLabelValues",
+        "FindSeries",
+        "GetMetricMetadata",
+        "ListAlerts",
+        "ListRules",
+        "ListSilences",
+      ],
+      alertmanagerUrl: undefined,
     });
+  });
+
+  it("TOOLS: names and groups in tools/list order; core under PYTHON_COMPAT unless TOOLS is set; unknown names fail", () => {
+    const core = [
+      "ExecuteQuery",
+      "ExecuteRangeQuery",
+      "ListMetrics",
+      "GetServerInfo",
+      "GetAvailableWorkspaces",
+    ];
+    expect(loadConfig({ PYTHON_COMPAT: "true" }).tools).toStrictEqual(core);
+    expect(loadConfig({ TOOLS: "core" }).tools).toStrictEqual(core);
+    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(12);
+    expect(loadConfig({ TOOLS: " alerting , ExecuteQuery,," }).tools).toStrictEqual([
+      "ExecuteQuery",
+      "ListAlerts",
+      "ListRules",
+      "ListSilences",
+    ]);
+    expect(loadConfig({ TOOLS: "discovery,FindSeries" }).tools).toStrictEqual([
+      "ListLabels",
+      "ListLabelValues",
+      "FindSeries",
+      "GetMetricMetadata",
+    ]);
+    expect(() => loadConfig({ TOOLS: "core,ListEverything" })).toThrow(
+      /^Invalid configuration: TOOLS="core,ListEverything" \(expected tool names or groups, comma-separated: ListEverything is neither/,
+    );
+    // Names are case-sensitive, as MCP tool names are.
+    expect(() => loadConfig({ TOOLS: "listalerts" })).toThrow(/listalerts is neither/);
+    expect(() => loadConfig({ TOOLS: "," })).toThrow(
+      /TOOLS="," \(expected at least one tool name or group\)/,
+    );
+    expect(loadConfig({ ALERTMANAGER_URL: "http://127.0.0.1:9093" }).alertmanagerUrl).toBe(
+      "http://127.0.0.1:9093",
+    );
+    expect(() => loadConfig({ ALERTMANAGER_URL: "alertmanager:9093" })).toThrow(/ALERTMANAGER_URL/);
   });
 
   it("metrics: on or off, a CloudWatch namespace and a service name; other values fail naming the variable", () => {

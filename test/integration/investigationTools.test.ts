@@ -1,0 +1,445 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { renderToolResult } from "../../src/server.js";
+import {
+  FindSeries,
+  GetMetricMetadata,
+  ListAlerts,
+  ListLabels,
+  ListLabelValues,
+  ListMetrics,
+  ListRules,
+  ListSilences,
+} from "../../tools/index.js";
+import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
+import { type AlertingStack, alertmanagerAvailable, RULES, startAlertingStack } from "../support/alerting.js";
+import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
+import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import { maxRealTokens } from "../support/tokenizers.js";
+import { DEFAULT_BUDGET, makeToolCall } from "../support/toolCall.js";
+
+/**
+ * The discovery and alerting tools against a real Prometheus (rules evaluated on its live self-scrape, one
+ * of them failing) and a real Alertmanager (Prometheus's alerts, silences in every state): each answer is
+ * what the upstream API says, fetched directly here, reshaped and ordered as documented. In both modes:
+ * a plain Prometheus (PROMETHEUS_URL, ALERTMANAGER_URL), and AMP through the SigV4-verifying proxy, with
+ * Alertmanager under the workspace path.
+ */
+
+const REGION = "us-west-2";
+const WS = "ws-44444444-aaaa-bbbb-cccc-000000000004";
+/** Distinct values of `id` on the big family: a label with tens of thousands of values. */
+const BIG_VALUES = 30_000;
+
+type Json = Record<string, unknown>;
+
+/** The standard dataset, and one family whose `id` label takes BIG_VALUES values. */
+function datasetWithBigLabel(): string {
+  const lines = [
+    openMetricsText()
+      .replace(/# EOF\n$/, "")
+      .trimEnd(),
+    "# HELP big_items Items.",
+    "# TYPE big_items gauge",
+  ];
+  for (let i = 0; i < BIG_VALUES; i++) {
+    lines.push(`big_items{id="item-${String(i).padStart(6, "0")}",shard="${i % 7}"} ${i} 1700000000`);
+  }
+  lines.push("# EOF");
+  return `${lines.join("\n")}\n`;
+}
+
+/** A tool's result as the model receives it: the value, its text, and the hint (if any). */
+async function run(
+  tool: Tool,
+  args: Json,
+  call: ToolCall,
+): Promise<{ value: Json; text: string; hint: string | undefined }> {
+  const result = await renderToolResult(await tool.run(tool.inputSchema.parse(args), call), call.budget);
+  const [first, second] = result.content as Array<{ text: string }>;
+  return { value: result.structuredContent as Json, text: first?.text ?? "", hint: second?.text };
+}
+
+async function failure(tool: Tool, args: Json, call: ToolCall): Promise<ToolError> {
+  try {
+    await tool.run(tool.inputSchema.parse(args), call);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error(`${tool.name} succeeded but was expected to fail`);
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const pairs = (labels: Json) =>
+  Object.entries(labels)
+    .filter(([name]) => name !== "__name__")
+    .sort(([a], [b]) => byCodePoint(a, b))
+    .map(([name, value]) => `${name}=${String(value)}`)
+    .join(",");
+
+function expectedAlert(alert: Json): Json {
+  const annotations = alert.annotations as Json;
+  return {
+    labels: alert.labels,
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    state: alert.state,
+    activeAt: alert.activeAt,
+    value: alert.value,
+  };
+}
+
+function expectedRules(groups: Json[]): Json[] {
+  const rules = groups.flatMap((group) =>
+    (group.rules as Json[]).map((rule) => {
+      const alerting = rule.type === "alerting";
+      const labels = (rule.labels ?? {}) as Json;
+      const annotations = (rule.annotations ?? {}) as Json;
+      const seconds = Number(rule.duration ?? 0);
+      return {
+        group: group.name,
+        name: rule.name,
+        type: rule.type,
+        query: rule.query,
+        ...(seconds > 0
+          ? {
+              for:
+                seconds >= 3600 ? `${seconds / 3600}h` : seconds >= 60 ? `${seconds / 60}m` : `${seconds}s`,
+            }
+          : {}),
+        ...(Object.keys(labels).length > 0 ? { labels } : {}),
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+        health: rule.health,
+        // The rule file, where a fix goes, only beside an error.
+        ...(rule.lastError ? { file: group.file, lastError: rule.lastError } : {}),
+        ...(alerting ? { state: rule.state, alerts: (rule.alerts as unknown[]).length } : {}),
+      };
+    }),
+  );
+  return rules.sort(
+    (a, b) => byCodePoint(String(a.group), String(b.group)) || byCodePoint(String(a.name), String(b.name)),
+  );
+}
+
+const SILENCE_STATES = ["active", "pending", "expired"];
+
+function expectedSilence(silence: Json): Json {
+  const matchers = (silence.matchers as Json[]).map((m) => {
+    const op = `${m.isEqual === false ? "!" : ""}${m.isRegex ? "~" : "="}`;
+    return `${m.name}${op === "!=" || op === "=" ? op : op === "~" ? "=~" : "!~"}${JSON.stringify(m.value)}`;
+  });
+  return {
+    id: silence.id,
+    matchers,
+    startsAt: silence.startsAt,
+    endsAt: silence.endsAt,
+    createdBy: silence.createdBy,
+    comment: silence.comment,
+    state: (silence.status as Json).state,
+    updatedAt: silence.updatedAt,
+  };
+}
+
+function withoutEvaluation(rules: unknown): unknown {
+  return (rules as Json[]).map(({ lastEvaluation: _at, ...rest }) => rest);
+}
+
+describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
+  "discovery and alerting tools against a real Prometheus and Alertmanager",
+  () => {
+    let stack: AlertingStack;
+    let proxy: SigV4Proxy;
+    let amp: FakeAmp;
+
+    beforeAll(async () => {
+      stack = await startAlertingStack({ openMetrics: datasetWithBigLabel });
+      proxy = await startSigV4Proxy({
+        target: stack.prometheus.url,
+        alertmanagerTarget: stack.alertmanager.url,
+        region: REGION,
+      });
+      amp = await startFakeAmp({
+        region: REGION,
+        workspaces: [{ workspaceId: WS, status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) }],
+      });
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all([proxy?.close(), amp?.close()]);
+      await stack?.close();
+    });
+
+    beforeEach(() => proxy.reset());
+
+    const api = <T>(path: string, params: Record<string, string> = {}) =>
+      stack.prometheus.api<T>(path, params);
+
+    const modes: Array<
+      [string, () => { call: (overrides?: Partial<ToolSettings>) => ToolCall; args: Json }]
+    > = [
+      [
+        "a plain Prometheus (PROMETHEUS_URL, ALERTMANAGER_URL)",
+        () => ({
+          call: (overrides = {}) =>
+            makeToolCall({
+              prometheusUrl: stack.prometheus.url,
+              prometheusAuth: "none",
+              alertmanagerUrl: stack.alertmanager.url,
+              ...overrides,
+            }),
+          args: {},
+        }),
+      ],
+      [
+        "AMP through the SigV4 proxy (workspace_id, Alertmanager under the workspace)",
+        () => ({
+          call: (overrides = {}) =>
+            makeToolCall({ defaultRegion: REGION, ampEndpoint: amp.url, ...overrides }),
+          args: { workspace_id: WS },
+        }),
+      ],
+    ];
+
+    describe.each(modes)("%s", (mode, setup) => {
+      const amp = mode.startsWith("AMP");
+      const call = (overrides?: Partial<ToolSettings>) => setup().call(overrides);
+      const args = (more: Json = {}) => ({ ...setup().args, ...more });
+
+      afterAll(() => {
+        // Every request through the proxy in this mode carried a valid signature.
+        if (amp) expect(proxy.lastRejection).toBeUndefined();
+      });
+
+      it("ListMetrics: match narrows the names to what Prometheus says for it", async () => {
+        const match = '{__name__=~"test_.*|up"}';
+        const upstream = await api<string[]>("label/__name__/values", { "match[]": match });
+        const { value } = await run(ListMetrics, args({ match }), call());
+        expect(value).toStrictEqual({ metrics: [...upstream].sort(byCodePoint) });
+        expect(value.metrics).toEqual(["test_requests_total", "test_temperature_celsius", "up"]);
+        // A list of selectors is `match[]` repeated: any of them.
+        const both = await run(ListMetrics, args({ match: ["test_requests_total", "up"] }), call());
+        expect(both.value).toStrictEqual({ metrics: ["test_requests_total", "up"] });
+        if (amp)
+          expect(proxy.requests.at(-1)?.rawUrl).toContain("match%5B%5D=test_requests_total&match%5B%5D=up");
+      });
+
+      it("ListLabels: every label name, or those of the series match selects", async () => {
+        const all = await api<string[]>("labels");
+        expect((await run(ListLabels, args(), call())).value).toStrictEqual({
+          labels: [...all].sort(byCodePoint),
+        });
+        const { value } = await run(ListLabels, args({ match: "test_requests_total" }), call());
+        expect(value).toStrictEqual({ labels: ["__name__", "instance", "job"] });
+        // start keeps to recent series: the 2023 dataset's labels (room) are gone, the live scrape's stay.
+        const recent = await run(ListLabels, args({ start: "now-5m" }), call());
+        expect(recent.value.labels).toContain("job");
+        expect(recent.value.labels).not.toContain("room");
+        const limited = await run(ListLabels, args({ limit: "2" }), call());
+        expect(limited.value.labels).toEqual([...all].sort(byCodePoint).slice(0, 2));
+        expect(limited.value.truncated).toMatchObject({ cut_by: "limit", returned: { labels: 2 } });
+      });
+
+      it("ListLabelValues: the values of a label, narrowed by match and time, with the label named", async () => {
+        const upstream = await api<string[]>("label/job/values");
+        const { value } = await run(ListLabelValues, args({ label: "job" }), call());
+        expect(value).toStrictEqual({ label: "job", values: [...upstream].sort(byCodePoint) });
+        expect(value.values).toEqual(expect.arrayContaining(["api", "prometheus"]));
+        const matched = await run(
+          ListLabelValues,
+          args({ label: "instance", match: "test_requests_total" }),
+          call(),
+        );
+        expect(matched.value).toStrictEqual({ label: "instance", values: ["a", "b"] });
+        const missing = await run(ListLabelValues, args({ label: "no_such_label" }), call());
+        expect(missing.value).toStrictEqual({ label: "no_such_label", values: [] });
+        expect(missing.hint).toMatch(/No series has the label no_such_label.*ListLabels/);
+      });
+
+      it("ListLabelValues: 30,000 values are cut within the budget, the first ones in order, counted", async () => {
+        const upstream = await api<string[]>("label/id/values");
+        expect(upstream).toHaveLength(BIG_VALUES);
+        const { value, text } = await run(ListLabelValues, args({ label: "id" }), call());
+        const values = value.values as string[];
+        expect(Object.keys(value)).toEqual(["truncated", "label", "values"]);
+        expect(values.length).toBeGreaterThan(1_000);
+        expect(values).toEqual([...upstream].sort(byCodePoint).slice(0, values.length));
+        expect(value.truncated).toMatchObject({
+          cut_by: "size",
+          total: { values: BIG_VALUES },
+          returned: { values: values.length },
+        });
+        expect(String((value.truncated as Json).note)).toMatch(
+          /^There are 30,000 values of id, more than the 20,000-token budget/,
+        );
+        expect(maxRealTokens(text)).toBeLessThanOrEqual(DEFAULT_BUDGET.tokens);
+      });
+
+      it("FindSeries: the label sets match selects, sorted; a big answer is cut with the labels to narrow by", async () => {
+        const upstream = await api<Json[]>("series", { "match[]": "test_requests_total" });
+        const { value } = await run(FindSeries, args({ match: "test_requests_total" }), call());
+        expect(value).toStrictEqual({
+          series: [...upstream].sort((a, b) => byCodePoint(pairs(a), pairs(b))),
+        });
+        expect(value.series).toHaveLength(2);
+
+        const big = await run(FindSeries, args({ match: "big_items" }), call());
+        const series = big.value.series as Json[];
+        expect(series.length).toBeGreaterThan(100);
+        expect(series[0]).toStrictEqual({ __name__: "big_items", id: "item-000000", shard: "0" });
+        expect(big.value.truncated).toMatchObject({ cut_by: "size", total: { series: BIG_VALUES } });
+        const note = String((big.value.truncated as Json).note);
+        expect(note).toContain("id (30,000 values)");
+        expect(note).toContain("shard (7 values)");
+        expect(maxRealTokens(big.text)).toBeLessThanOrEqual(DEFAULT_BUDGET.tokens);
+      });
+
+      it("GetMetricMetadata: type, help and unit as the scraped targets declare them", async () => {
+        const upstream = await api<Record<string, Json[]>>("metadata", {
+          metric: "prometheus_http_requests_total",
+        });
+        const [declared] = upstream.prometheus_http_requests_total ?? [];
+        const { value } = await run(
+          GetMetricMetadata,
+          args({ metric: "prometheus_http_requests_total" }),
+          call(),
+        );
+        expect(value).toStrictEqual({
+          metadata: [
+            { metric: "prometheus_http_requests_total", type: declared?.type, help: declared?.help },
+          ],
+        });
+        expect(declared?.type).toBe("counter");
+
+        const all = await api<Record<string, Json[]>>("metadata");
+        const limited = await run(GetMetricMetadata, args({ limit: "3" }), call());
+        const names = Object.keys(all).sort(byCodePoint).slice(0, 3);
+        expect((limited.value.metadata as Json[]).map((entry) => entry.metric)).toEqual(names);
+        expect(limited.value.truncated).toMatchObject({
+          cut_by: "limit",
+          total: { metrics: Object.keys(all).length },
+        });
+
+        const none = await run(GetMetricMetadata, args({ metric: "up" }), call());
+        expect(none.value).toStrictEqual({ metadata: [] });
+        expect(none.hint).toMatch(/No metadata for up/);
+      });
+
+      it("ListAlerts: firing before pending, newest first, each as Prometheus reports it", async () => {
+        const { alerts } = await api<{ alerts: Json[] }>("alerts");
+        const { value } = await run(ListAlerts, args(), call());
+        const rank = (alert: Json) => (alert.state === "firing" ? 0 : 1);
+        const expected = alerts
+          .map(expectedAlert)
+          .sort(
+            (a, b) =>
+              rank(a) - rank(b) ||
+              Date.parse(String(b.activeAt)) - Date.parse(String(a.activeAt)) ||
+              byCodePoint(String((a.labels as Json).alertname), String((b.labels as Json).alertname)),
+          );
+        expect(value).toStrictEqual({ alerts: expected });
+        const states = (value.alerts as Json[]).map(
+          (alert) => `${(alert.labels as Json).alertname}:${alert.state}`,
+        );
+        expect(states.sort()).toEqual(["TargetUp:firing", "UpForAnHour:pending", "UpForTwoSeconds:firing"]);
+        const targetUp = (value.alerts as Json[]).find(
+          (alert) => (alert.labels as Json).alertname === "TargetUp",
+        );
+        expect(targetUp?.annotations).toStrictEqual({
+          summary: `Target ${stack.prometheus.instance} is up`,
+          description: "up is 1 for job prometheus.",
+        });
+      });
+
+      it("ListAlerts: state and match (a bare name is the alertname) filter here; a bad match is refused", async () => {
+        const pending = await run(ListAlerts, args({ state: "pending" }), call());
+        expect((pending.value.alerts as Json[]).map((a) => (a.labels as Json).alertname)).toEqual([
+          "UpForAnHour",
+        ]);
+        const byName = await run(ListAlerts, args({ match: "TargetUp" }), call());
+        expect((byName.value.alerts as Json[]).map((a) => (a.labels as Json).alertname)).toEqual([
+          "TargetUp",
+        ]);
+        const bySeverity = await run(ListAlerts, args({ match: ['{severity=~"page|warning"}'] }), call());
+        expect((bySeverity.value.alerts as Json[]).map((a) => (a.labels as Json).alertname).sort()).toEqual([
+          "UpForAnHour",
+          "UpForTwoSeconds",
+        ]);
+        const none = await run(ListAlerts, args({ state: "firing", match: "UpForAnHour" }), call());
+        expect(none.value).toStrictEqual({ alerts: [] });
+        expect(none.hint).toMatch(/^No firing alert matches match\..*ListRules/);
+        const bad = await failure(ListAlerts, args({ match: "{severity=~" }), call());
+        expect(bad.kind).toBe("invalid_arguments");
+        expect(bad.message).toMatch(/^Invalid arguments: match: /);
+        const limited = await run(ListAlerts, args({ limit: "1" }), call());
+        expect(limited.value.truncated).toMatchObject({ cut_by: "limit", total: { alerts: 3 } });
+        expect(String((limited.value.truncated as Json).note)).toMatch(/firing 2, pending 1/);
+      });
+
+      it("ListRules: every rule, by group then name, with health, lastError, for, state and its alerts counted", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const { value } = await run(ListRules, args(), call());
+        const rules = value.rules as Json[];
+        expect(withoutEvaluation(rules)).toStrictEqual(expectedRules(groups));
+        for (const rule of rules)
+          expect(Date.now() - Date.parse(String(rule.lastEvaluation))).toBeLessThan(60_000);
+        const broken = rules.find((rule) => rule.name === RULES.broken.name);
+        expect(broken).toMatchObject({ health: "err", lastError: RULES.broken.lastError });
+        expect(rules.find((rule) => rule.name === "UpForAnHour")).toMatchObject({
+          for: "1h",
+          state: "pending",
+          alerts: 1,
+        });
+      });
+
+      it("ListRules: type, name and group filters", async () => {
+        const names = async (more: Json) =>
+          ((await run(ListRules, args(more), call())).value.rules as Json[]).map((rule) => rule.name);
+        expect(await names({ type: "record" })).toEqual(
+          [RULES.broken.name, RULES.jobUpSum.name].sort(byCodePoint),
+        );
+        expect(await names({ name: "TargetUp" })).toEqual(["TargetUp"]);
+        expect(await names({ name: ["TargetUp", "job:up:sum"] })).toEqual(["TargetUp", "job:up:sum"]);
+        expect(await names({ group: "recording", type: "alert" })).toEqual([]);
+        expect((await names({ group: "availability" })).length).toBe(4);
+      });
+
+      it("ListSilences: every silence, active first, matchers as PromQL matchers; state and match filter", async () => {
+        const upstream = await stack.alertmanager.api<Json[]>("silences");
+        const { value } = await run(ListSilences, args(), call());
+        const silences = value.silences as Json[];
+        expect([...silences].sort((a, b) => byCodePoint(String(a.id), String(b.id)))).toStrictEqual(
+          upstream.map(expectedSilence).sort((a, b) => byCodePoint(String(a.id), String(b.id))),
+        );
+        expect(silences.map((silence) => SILENCE_STATES.indexOf(String(silence.state)))).toEqual(
+          silences.map((silence) => SILENCE_STATES.indexOf(String(silence.state))).sort(),
+        );
+        const negative = silences.find((silence) => silence.id === stack.alertmanager.silences.negative);
+        expect(negative?.matchers).toEqual(['alertname="UpForAnHour"', 'severity!="info"']);
+        const regex = silences.find((silence) => silence.id === stack.alertmanager.silences.regex);
+        expect(regex?.matchers).toEqual(['alertname=~"Disk.*|Memory.*"']);
+
+        const expired = await run(ListSilences, args({ state: "expired" }), call());
+        expect((expired.value.silences as Json[]).map((s) => s.id)).toEqual([
+          stack.alertmanager.silences.expired,
+        ]);
+        const matched = await run(ListSilences, args({ match: 'alertname="TargetUp"' }), call());
+        expect((matched.value.silences as Json[]).map((s) => s.id)).toEqual([
+          stack.alertmanager.silences.active,
+        ]);
+        if (amp) {
+          expect(proxy.requests.at(-1)?.rawUrl).toMatch(
+            new RegExp(`^/workspaces/${WS}/alertmanager/api/v2/silences\\?filter=`),
+          );
+        }
+        const bad = await failure(ListSilences, args({ match: "alertname=~(" }), call());
+        expect(bad.message).toMatch(/^Alertmanager rejected|^Alertmanager answered HTTP 400/);
+      });
+    });
+
+    it("ListSilences on a plain Prometheus without ALERTMANAGER_URL says what to configure, and sends nothing", async () => {
+      const call = makeToolCall({ prometheusUrl: stack.prometheus.url, prometheusAuth: "none" });
+      const error = await failure(ListSilences, {}, call);
+      expect(error.message).toMatch(/^No Alertmanager is configured: .*ALERTMANAGER_URL/);
+    });
+  },
+);

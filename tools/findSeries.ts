@@ -1,0 +1,68 @@
+import * as z from "zod";
+import { ListCollector } from "../src/results/entryList.js";
+import { compareLabelSets, LabelCardinality, labelSet } from "../src/results/labelSets.js";
+import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
+import { countLimit, lookupEnd, lookupStart, match, profile, region, workspaceId } from "./params.js";
+import { truncation } from "./results.js";
+import { defineTool } from "./types.js";
+
+/** The labels (and metric names) a cut list's note names, most values first. */
+const LABELS_NAMED = 6;
+
+export const FindSeries = defineTool({
+  name: "FindSeries",
+  description:
+    'List the series (full label sets) a selector matches, e.g. up{job="api"} or {__name__=~"http_.*", code="500"}: ' +
+    "which targets, pods or codes exist, without querying values. Set start (e.g. now-1h) to keep to live series. " +
+    "A long list is cut; `truncated` says which labels have the most values, to narrow by.",
+  inputSchema: z.object({
+    workspace_id: workspaceId,
+    match,
+    start: lookupStart,
+    end: lookupEnd,
+    limit: countLimit("series, first by name and labels,"),
+    region,
+    profile,
+  }),
+  outputSchema: z.object({
+    truncated: truncation,
+    series: z.array(z.record(z.string(), z.string())).describe("Label sets (with __name__), sorted"),
+  }),
+  annotations: readOnly("Find series by selector"),
+  async run(args, call) {
+    const limit = args.limit ?? undefined;
+    const askedUpstream = upstreamLimit(limit);
+    const list = await getFromWorkspace(
+      args,
+      call,
+      {
+        path: "/series",
+        params: { "match[]": args.match, ...lookupRange(args, call), limit: askedUpstream?.toString() },
+        optionalParams: ["limit"],
+      },
+      () => {
+        // A new tally per attempt: a retry reads the answer again from its start.
+        const cardinality = new LabelCardinality();
+        return new ListCollector(
+          {
+            key: "series",
+            noun: "series",
+            entriesOf: (value) => {
+              const labels = labelSet(value);
+              return labels === undefined ? undefined : [labels];
+            },
+            compare: compareLabelSets,
+            orderWords: "by metric name, then labels (code point order)",
+            tally: (labels) => cardinality.add(labels),
+            nextStep: () =>
+              `They have ${cardinality.words(LABELS_NAMED)}. Narrow match with label matchers, or count with ExecuteQuery, e.g. count by (<label>) (<selector>).`,
+            emptyHint:
+              "No series matched in this time range (default: all stored data): check the metric name with ListMetrics and the label names with ListLabels.",
+          },
+          { budget: call.budget, limit, askedUpstream },
+        );
+      },
+    );
+    return expectList(list, "series list");
+  },
+});

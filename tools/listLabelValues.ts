@@ -1,0 +1,71 @@
+import * as z from "zod";
+import { byCodePoint, ListCollector } from "../src/results/entryList.js";
+import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
+import {
+  countLimit,
+  labelName,
+  lookupEnd,
+  lookupStart,
+  optionalMatch,
+  profile,
+  region,
+  workspaceId,
+} from "./params.js";
+import { truncation } from "./results.js";
+import { defineTool } from "./types.js";
+
+export const ListLabelValues = defineTool({
+  name: "ListLabelValues",
+  description:
+    "List the values of one label, sorted: the jobs, the instances, the status codes a metric reports. " +
+    'Use match to keep to some series (e.g. label code with match http_requests_total{job="api"}) and start to keep to recent ones.',
+  inputSchema: z.object({
+    workspace_id: workspaceId,
+    label: labelName,
+    match: optionalMatch,
+    start: lookupStart,
+    end: lookupEnd,
+    limit: countLimit("values, first by value,"),
+    region,
+    profile,
+  }),
+  outputSchema: z.object({
+    truncated: truncation,
+    label: z.string(),
+    values: z.array(z.string()).describe("The label's values, sorted by code point"),
+  }),
+  annotations: readOnly("List a label's values"),
+  async run(args, call) {
+    const limit = args.limit ?? undefined;
+    const askedUpstream = upstreamLimit(limit);
+    const list = await getFromWorkspace(
+      args,
+      call,
+      {
+        path: `/label/${args.label}/values`,
+        params: {
+          "match[]": args.match ?? undefined,
+          ...lookupRange(args, call),
+          limit: askedUpstream?.toString(),
+        },
+        optionalParams: ["limit"],
+      },
+      () =>
+        new ListCollector(
+          {
+            key: "values",
+            noun: `values of ${args.label}`,
+            fields: { label: args.label },
+            entriesOf: (value) => (typeof value === "string" ? [value] : undefined),
+            compare: byCodePoint,
+            orderWords: "by value (code point order)",
+            nextStep: () =>
+              `Narrow it with match (e.g. {__name__="http_requests_total"}) or a later start, or count them with ExecuteQuery count(count by (${args.label}) ({${args.label}!=""})).`,
+            emptyHint: `No series has the label ${args.label}${args.match == null ? "" : " among those match selects"} in this time range: check the label names with ListLabels.`,
+          },
+          { budget: call.budget, limit, askedUpstream },
+        ),
+    );
+    return expectList(list, "label value list");
+  },
+});

@@ -1,0 +1,85 @@
+import * as z from "zod";
+import { ListCollector } from "../src/results/entryList.js";
+import { compareSilences, type SilenceEntry, silenceEntry } from "../src/results/silences.js";
+import { expectList, readOnly, usableProfile } from "./common.js";
+import { countLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
+import { truncation } from "./results.js";
+import { defineTool } from "./types.js";
+
+export const ListSilences = defineTool({
+  name: "ListSilences",
+  description:
+    "List Alertmanager's silences: id, matchers, start and end, who created it and why (comment), state. " +
+    "Use it when an alert seems missing or quiet: a silence may mute it. Active first; state and match " +
+    '(Alertmanager matchers, e.g. alertname="HighErrorRate") narrow it.',
+  inputSchema: z.object({
+    workspace_id: workspaceId,
+    state: z
+      .enum(["active", "pending", "expired"], { error: "state must be active, pending or expired" })
+      .nullable()
+      .optional()
+      .describe("Only silences in this state. Default: all (expired ones are kept for a few days)."),
+    match: optionalMatch.describe(
+      'Alertmanager matchers a silence must have, e.g. alertname="HighErrorRate" or {severity="page"}; several must all be present.',
+    ),
+    limit: countLimit("silences, active first,"),
+    region,
+    profile,
+  }),
+  outputSchema: z.object({
+    truncated: truncation,
+    silences: z
+      .array(z.looseObject({ id: z.string(), matchers: z.array(z.string()), state: z.string() }))
+      .describe("Silences: active first, then pending, then expired"),
+  }),
+  annotations: readOnly("List Alertmanager silences"),
+  async run(args, call) {
+    const profileName = usableProfile(args.profile, call);
+    const { upstream, context } = call;
+    const target = await upstream.workspaces.alertmanager(
+      { workspaceId: args.workspace_id, region: args.region, profile: profileName },
+      context,
+    );
+    const state = args.state ?? undefined;
+    const limit = args.limit ?? undefined;
+    const list = await upstream.dataPlane.get(
+      target.apiUrl,
+      "/silences",
+      // Alertmanager's own filter: silences having all these matchers (its own syntax and errors).
+      { filter: args.match ?? undefined },
+      {
+        region: target.region,
+        profile: profileName,
+        context,
+        basicAuth: target.basicAuth,
+        service: "Alertmanager",
+      },
+      () => {
+        const counts = new Map<string, number>();
+        return new ListCollector<SilenceEntry>(
+          {
+            key: "silences",
+            noun: "silences",
+            format: { bare: true },
+            entriesOf: (value) => {
+              const entry = silenceEntry(value);
+              return entry === undefined ? undefined : [entry];
+            },
+            accepts: (entry) => state === undefined || entry.state === state,
+            compare: compareSilences,
+            orderWords: "active first (ending soonest), then pending, then expired",
+            tally: (entry) => counts.set(entry.state, (counts.get(entry.state) ?? 0) + 1),
+            nextStep: () =>
+              `By state: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}. Narrow with state (e.g. active) or match.`,
+            emptyHint:
+              state === undefined && args.match == null
+                ? "Alertmanager has no silences (expired ones are dropped after a few days)."
+                : undefined,
+          },
+          { budget: call.budget, limit },
+        );
+      },
+    );
+    return expectList(list, "silence list");
+  },
+});
