@@ -4,7 +4,7 @@ import { compareLabelSets, LabelCardinality, labelSet } from "../src/results/lab
 import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
 import { countLimit, lookupEnd, lookupStart, match, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
-import { defineTool } from "./types.js";
+import { defineTool, serves, type ToolCall } from "./types.js";
 
 /** The labels (and metric names) a cut list's note names, most values first. */
 const LABELS_NAMED = 6;
@@ -56,8 +56,7 @@ export const FindSeries = defineTool({
             tally: (labels) => cardinality.add(labels),
             nextStep: () =>
               `They have ${cardinality.words(LABELS_NAMED)}. Narrow match with label matchers, or count with ExecuteQuery, e.g. count by (<label>) (<selector>).`,
-            emptyHint:
-              "No series matched in this time range (default: all stored data): check the metric name with ListMetrics and the label names with ListLabels.",
+            emptyHint: `No series matched in this time range (default: all stored data)${lookups(call)}.`,
           },
           { budget: call.budget, limit, askedUpstream },
         );
@@ -66,3 +65,12 @@ export const FindSeries = defineTool({
     return expectList(list, "series list");
   },
 });
+
+/** Where to check a selector that matched nothing, among the tools served. */
+function lookups(call: ToolCall): string {
+  const checks = [
+    serves(call, "ListMetrics") ? "the metric name with ListMetrics" : "",
+    serves(call, "ListLabels") ? "the label names with ListLabels" : "",
+  ].filter(Boolean);
+  return checks.length === 0 ? "" : `: check ${checks.join(" and ")}`;
+}

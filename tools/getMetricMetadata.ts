@@ -5,7 +5,7 @@ import { compareMetadata, type MetadataEntry, metadataEntries } from "../src/res
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
 import { countLimit, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
-import { defineTool } from "./types.js";
+import { defineTool, serves } from "./types.js";
 
 /**
  * Metadata is one JSON object (metric name → descriptions), not an array that can be streamed: it is
@@ -65,7 +65,7 @@ export const GetMetricMetadata = defineTool({
             emptyHint:
               metric === undefined
                 ? "Prometheus holds no metric metadata: it comes from scraped targets' # TYPE and # HELP lines, so data that was remote-written or imported without them has none."
-                : `No metadata for ${metric}: it comes from scraped targets' # TYPE and # HELP lines (a histogram's is under its name without _bucket, _sum or _count; recording rules' series have none). Check the name with ListMetrics.`,
+                : `No metadata for ${metric}: it comes from scraped targets' # TYPE and # HELP lines (a histogram's is under its name without _bucket, _sum or _count; recording rules' series have none).${serves(call, "ListMetrics") ? " Check the name with ListMetrics." : ""}`,
           },
           { budget: call.budget, limit },
         );

@@ -12,7 +12,7 @@ import {
   workspaceId,
 } from "./params.js";
 import { truncation } from "./results.js";
-import { defineTool } from "./types.js";
+import { defineTool, serves } from "./types.js";
 
 export const ListLabelValues = defineTool({
   name: "ListLabelValues",
@@ -61,7 +61,7 @@ export const ListLabelValues = defineTool({
             orderWords: "by value (code point order)",
             nextStep: () =>
               `Narrow it with match (e.g. {__name__="http_requests_total"}) or a later start, or count them with ExecuteQuery count(count by (${args.label}) ({${args.label}!=""})).`,
-            emptyHint: `No series has the label ${args.label}${args.match == null ? "" : " among those match selects"} in this time range: check the label names with ListLabels.`,
+            emptyHint: `No series has the label ${args.label}${args.match === undefined ? "" : " among those match selects"} in this time range${serves(call, "ListLabels") ? ": check the label names with ListLabels" : ""}.`,
           },
           { budget: call.budget, limit, askedUpstream },
         ),

@@ -3,7 +3,7 @@ import { byCodePoint, ListCollector } from "../src/results/entryList.js";
 import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
 import { countLimit, lookupEnd, lookupStart, optionalMatch, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
-import { defineTool } from "./types.js";
+import { defineTool, serves } from "./types.js";
 
 export const ListLabels = defineTool({
   name: "ListLabels",
@@ -51,9 +51,9 @@ export const ListLabels = defineTool({
             nextStep: () =>
               'Narrow it with match (e.g. {__name__="http_requests_total"}) to one metric\'s labels.',
             emptyHint:
-              args.match == null
+              args.match === undefined
                 ? undefined
-                : "No series matched match in this time range: check the metric name with ListMetrics, or widen start/end.",
+                : `No series matched match in this time range: ${serves(call, "ListMetrics") ? "check the metric name with ListMetrics, or " : ""}widen start/end.`,
           },
           { budget: call.budget, limit, askedUpstream },
         ),

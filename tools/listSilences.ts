@@ -1,10 +1,12 @@
 import * as z from "zod";
+import { redactCredentials } from "../src/prometheus/urls.js";
+import { NoAlertmanagerError } from "../src/prometheus/workspaces.js";
 import { ListCollector } from "../src/results/entryList.js";
 import { compareSilences, type SilenceEntry, silenceEntry } from "../src/results/silences.js";
-import { expectList, readOnly, usableProfile } from "./common.js";
+import { expectList, getFromWorkspace, readOnly, usableProfile, type WorkspaceArgs } from "./common.js";
 import { countLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
-import { defineTool } from "./types.js";
+import { defineTool, type ToolCall } from "./types.js";
 
 export const ListSilences = defineTool({
   name: "ListSilences",
@@ -20,7 +22,7 @@ export const ListSilences = defineTool({
       .optional()
       .describe("Only silences in this state. Default: all (expired ones are kept for a few days)."),
     match: optionalMatch.describe(
-      'Alertmanager matchers a silence must have, e.g. alertname="HighErrorRate" or {severity="page"}; several must all be present.',
+      'Alertmanager matchers on the silences\' own matchers: alertname="HighErrorRate" keeps silences with an alertname matcher of that value; several must all hold.',
     ),
     limit: countLimit("silences, active first,"),
     region,
@@ -36,10 +38,12 @@ export const ListSilences = defineTool({
   async run(args, call) {
     const profileName = usableProfile(args.profile, call);
     const { upstream, context } = call;
-    const target = await upstream.workspaces.alertmanager(
-      { workspaceId: args.workspace_id, region: args.region, profile: profileName },
-      context,
-    );
+    const target = await upstream.workspaces
+      .alertmanager({ workspaceId: args.workspace_id, region: args.region, profile: profileName }, context)
+      .catch(async (error: unknown) => {
+        if (!(error instanceof NoAlertmanagerError)) throw error;
+        throw new NoAlertmanagerError(await alertmanagersOf(args, call));
+      });
     const state = args.state ?? undefined;
     const limit = args.limit ?? undefined;
     const list = await upstream.dataPlane.get(
@@ -72,7 +76,7 @@ export const ListSilences = defineTool({
             nextStep: () =>
               `By state: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}. Narrow with state (e.g. active) or match.`,
             emptyHint:
-              state === undefined && args.match == null
+              state === undefined && args.match === undefined
                 ? "Alertmanager has no silences (expired ones are dropped after a few days)."
                 : undefined,
           },
@@ -83,3 +87,32 @@ export const ListSilences = defineTool({
     return expectList(list, "silence list");
   },
 });
+
+/**
+ * The Alertmanagers Prometheus itself sends alerts to (`/api/v1/alertmanagers`), as words for the error
+ * of a deployment without ALERTMANAGER_URL; empty when it reports none or cannot be asked.
+ */
+async function alertmanagersOf(args: WorkspaceArgs, call: ToolCall): Promise<string> {
+  try {
+    const urls = await getFromWorkspace(args, call, { path: "/alertmanagers", params: {} }, () => ({
+      // An object, held whole (a few URLs): nothing under `data` is streamed.
+      format: { streamedKey: "" },
+      element: () => undefined,
+      finish: (data: unknown) => activeUrls(data),
+    }));
+    return urls.length === 0 ? "" : ` This Prometheus sends its alerts to ${urls.join(", ")}.`;
+  } catch {
+    return "";
+  }
+}
+
+/** `data.activeAlertmanagers[].url` without the `/api/v2/alerts` Prometheus posts to (at most 5). */
+function activeUrls(data: unknown): string[] {
+  const active = (data as { activeAlertmanagers?: unknown } | null)?.activeAlertmanagers;
+  if (!Array.isArray(active)) return [];
+  return active
+    .map((entry) => (entry as { url?: unknown } | null)?.url)
+    .filter((url): url is string => typeof url === "string")
+    .map((url) => redactCredentials(url).replace(/\/api\/v[12]\/alerts$/, ""))
+    .slice(0, 5);
+}

@@ -83,6 +83,16 @@ function located(url: string): Omit<Target, "region"> {
   return { apiUrl, serverUrl: serverUrlOf(apiUrl), ...(basicAuth ? { basicAuth } : {}) };
 }
 
+/** A plain Prometheus and no ALERTMANAGER_URL: nowhere to read silences from. */
+export class NoAlertmanagerError extends ToolError {
+  constructor(reported = "") {
+    super(
+      `No Alertmanager is configured: a plain Prometheus serves no silences of its own. The deployer sets ALERTMANAGER_URL (the alertmanagerUrl parameter) to the Alertmanager's URL, e.g. http://alertmanager:9093.${reported} (With Amazon Managed Prometheus, pass a workspace_id: its Alertmanager is under the workspace URL.)`,
+      "not_allowed",
+    );
+  }
+}
+
 /**
  * Where queries go: a workspace id is resolved to its Prometheus endpoint with one DescribeWorkspace,
  * kept for the life of this object (an id's endpoint never changes), else the configured URL.
@@ -150,10 +160,7 @@ export class Workspaces {
     }
     const prometheus = await this.resolve(request, context);
     if (!request.workspaceId && workspaceIdFromUrl(prometheus.serverUrl) === undefined) {
-      throw new ToolError(
-        "No Alertmanager is configured: a plain Prometheus serves no silences of its own. The deployer sets ALERTMANAGER_URL (the alertmanagerUrl parameter) to the Alertmanager's URL, e.g. http://alertmanager:9093. (With Amazon Managed Prometheus, pass a workspace_id: its Alertmanager is under the workspace URL.)",
-        "not_allowed",
-      );
+      throw new NoAlertmanagerError();
     }
     const serverUrl = `${prometheus.serverUrl.replace(/\/+$/, "")}/alertmanager`;
     return { ...prometheus, apiUrl: `${serverUrl}/api/v2`, serverUrl };

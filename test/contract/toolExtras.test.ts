@@ -27,7 +27,7 @@ beforeAll(async () => {
     const series = range
       ? { metric: { __name__: "up", job: "api" }, values: [[1_700_000_000, "1"]] }
       : { metric: { __name__: "up", job: "api" }, value: [1_700_000_000, "1"] };
-    const empty = url.searchParams.get("query") === MATCHES_NOTHING;
+    const empty = url.searchParams.get("query")?.startsWith(MATCHES_NOTHING) === true;
     response.writeHead(200, { "content-type": "application/json" });
     response.end(
       JSON.stringify({
@@ -228,6 +228,70 @@ describe("a query that matched nothing gets a hint, as a text item of its own", 
     const lines = chunks.join("").split("\n").filter(Boolean);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ tool: "ExecuteQuery", Truncations: 0 });
+  });
+});
+
+describe("a query that matched nothing while filtering on labels: the hint sends the model to the labels", () => {
+  const query = `${MATCHES_NOTHING}{status=~"5..", job="api"}`;
+
+  it("names ListLabels with the metric as match, and ListLabelValues for the first label", async () => {
+    const result = await callOne(localHandler(), "ExecuteQuery", { query });
+    expect(result.structuredContent).toStrictEqual({ resultType: "vector", result: [] });
+    expect(result.content[1]?.text).toBe(
+      `No series matched. Check the labels first: ListLabels with match ${MATCHES_NOTHING} lists the labels ${MATCHES_NOTHING} has and ListLabelValues (label status, match ${MATCHES_NOTHING}) the values it takes. ListMetrics checks the metric name. An instant query sees only series with a sample in the 5 minutes before its time: for older data pass an earlier time or use ExecuteRangeQuery.`,
+    );
+    const range = await callOne(localHandler(), "ExecuteRangeQuery", {
+      query,
+      start: "now-1h",
+      end: "now",
+      step: "60s",
+    });
+    expect(range.content[1]?.text).toMatch(
+      /^No series matched\. Check the labels first: .* Or widen the time range \(an earlier start\)\.$/,
+    );
+  });
+
+  it("without ListLabels served (TOOLS=core), the hint is the one about metric names", async () => {
+    const result = await callOne(localHandler({ TOOLS: "core" }), "ExecuteQuery", { query });
+    expect(result.content[1]?.text).toBe(EMPTY_INSTANT_HINT);
+  });
+});
+
+describe("TOOLS: the tools a deployment serves", () => {
+  it("lists only those, in tools/list order; another is an unknown tool; the instructions name only those", async () => {
+    const handler = localHandler({ TOOLS: "ListAlerts,core" });
+    const listed = JSON.parse((await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "tools/list" })).body);
+    expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toStrictEqual([
+      "ExecuteQuery",
+      "ExecuteRangeQuery",
+      "ListMetrics",
+      "GetServerInfo",
+      "GetAvailableWorkspaces",
+      "ListAlerts",
+    ]);
+    const reply = JSON.parse((await postMcp(handler, toolCall(2, "ListRules", {}))).body);
+    expect(reply.error).toMatchObject({ code: -32602 });
+    expect(reply.error.message).toMatch(
+      /^Unknown tool: ListRules\. Available tools: ExecuteQuery, .*ListAlerts$/,
+    );
+    expect(received).toHaveLength(0);
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
+    const { instructions } = JSON.parse((await postMcp(handler, initialize)).body).result;
+    expect(instructions).toContain("ListAlerts");
+    expect(instructions).not.toMatch(/ListRules|ListSilences|ListLabels|FindSeries|GetMetricMetadata/);
+  });
+
+  it("PYTHON_COMPAT serves the five; TOOLS=all there serves every tool", async () => {
+    const list = async (env: Record<string, string>) =>
+      JSON.parse((await postMcp(localHandler(env), { jsonrpc: "2.0", id: 1, method: "tools/list" })).body)
+        .result.tools.length;
+    expect(await list({ PYTHON_COMPAT: "true" })).toBe(5);
+    expect(await list({ PYTHON_COMPAT: "true", TOOLS: "all" })).toBe(12);
   });
 });
 

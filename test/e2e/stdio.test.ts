@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CORE_TOOLS, TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { runOk } from "../support/childProcess.js";
 import {
   DATASET,
@@ -22,13 +23,8 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
   bin: Record<string, string>;
 };
 const BIN = join(ROOT, packageJson.bin["prometheus-mcp-stdio"] ?? "missing bin");
-const TOOL_NAMES = [
-  "ExecuteQuery",
-  "ExecuteRangeQuery",
-  "GetAvailableWorkspaces",
-  "GetServerInfo",
-  "ListMetrics",
-];
+const TOOL_NAMES = Object.keys(TOOL_INTERFACE).sort();
+const CORE_NAMES = [...CORE_TOOLS].sort();
 
 /** The child's whole environment: nothing from ours but PATH, and no way to reach AWS. */
 function childEnv(settings: Record<string, string>): Record<string, string> {
@@ -109,7 +105,7 @@ beforeAll(async () => {
 }, 180_000);
 
 describe("stdio entry: settings", () => {
-  it("lists exactly the five tools to the SDK's stdio client", async () => {
+  it("lists every tool to the SDK's stdio client; TOOLS and PYTHON_COMPAT choose them as in Lambda", async () => {
     const client = await connect({ PROMETHEUS_URL: "http://127.0.0.1:1", PROMETHEUS_AUTH: "none" });
     try {
       const { tools } = await client.listTools();
@@ -118,12 +114,28 @@ describe("stdio entry: settings", () => {
     } finally {
       await client.close();
     }
+    for (const [settings, names] of [
+      [{ PYTHON_COMPAT: "true" }, CORE_NAMES],
+      [{ TOOLS: "alerting,ListMetrics" }, ["ListAlerts", "ListMetrics", "ListRules", "ListSilences"]],
+    ] as const) {
+      const chosen = await connect({
+        PROMETHEUS_URL: "http://127.0.0.1:1",
+        PROMETHEUS_AUTH: "none",
+        ...settings,
+      });
+      try {
+        expect((await chosen.listTools()).tools.map((tool) => tool.name).sort()).toStrictEqual(names);
+      } finally {
+        await chosen.close();
+      }
+    }
   });
 
   it.each([
     ["SESSIONS", "maybe"],
     ["PROMETHEUS_AUTH", "bogus"],
     ["PROMETHEUS_URL", "ftp://example.com"],
+    ["TOOLS", "core,ListEverything"],
   ])(
     "exits non-zero on %s=%s without waiting for stdin, naming the variable on stderr, stdout empty",
     async (name, value) => {

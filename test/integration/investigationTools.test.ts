@@ -436,10 +436,12 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
       });
     });
 
-    it("ListSilences on a plain Prometheus without ALERTMANAGER_URL says what to configure, and sends nothing", async () => {
+    it("ListSilences on a plain Prometheus without ALERTMANAGER_URL says what to configure, and where Prometheus sends its alerts", async () => {
       const call = makeToolCall({ prometheusUrl: stack.prometheus.url, prometheusAuth: "none" });
       const error = await failure(ListSilences, {}, call);
       expect(error.message).toMatch(/^No Alertmanager is configured: .*ALERTMANAGER_URL/);
+      expect(error.message).toContain(`This Prometheus sends its alerts to ${stack.alertmanager.url}.`);
+      expect(error.kind).toBe("not_allowed");
     });
   },
 );

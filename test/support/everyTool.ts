@@ -15,16 +15,20 @@ interface CallResult {
 /**
  * Calls every tool through `client` against the AMP stack (one ACTIVE workspace, the test dataset in
  * Prometheus, an Alertmanager under the workspace) and checks each answer, and two that must fail (a
- * PromQL syntax error, a missing argument); every data-plane call must have carried a valid signature. `afterFirst` runs once the first tool result is in.
+ * PromQL syntax error, a missing argument); every data-plane call must have carried a valid signature.
+ * Resolves to the number of tools/call requests made. `afterFirst` runs once the first tool result is in.
  */
 export async function callEveryTool(
   client: ToolCaller,
   stack: { workspaceId: string; region: string; proxy: SigV4Proxy },
   afterFirst: () => void = () => undefined,
-): Promise<void> {
+): Promise<number> {
+  let calls = 0;
   const { workspaceId: WS, region } = stack;
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallResult;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    calls++;
+    return (await client.callTool({ name, arguments: args })) as CallResult;
+  };
 
   const workspaces = await call("GetAvailableWorkspaces", {});
   afterFirst();
@@ -85,4 +89,5 @@ export async function callEveryTool(
   const missing = await call("FindSeries", { workspace_id: WS });
   expect(missing.isError).toBe(true);
   expect(stack.proxy.lastRejection).toBeUndefined();
+  return calls;
 }
