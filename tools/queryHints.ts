@@ -20,9 +20,10 @@ export function labelHint(query: string, range: boolean, call: ToolCall): () => 
       ? ` and ListLabelValues (label ${labels[0]}, match ${metric}) the values it takes`
       : "";
     const names = serves(call, "ListMetrics") ? " ListMetrics checks the metric name." : "";
+    const rangeTool = serves(call, "ExecuteRangeQuery") ? " or use ExecuteRangeQuery" : "";
     const when = range
       ? " Or widen the time range (an earlier start)."
-      : " An instant query sees only series with a sample in the 5 minutes before its time: for older data pass an earlier time or use ExecuteRangeQuery.";
+      : ` An instant query sees only series with a sample in the 5 minutes before its time: for older data pass an earlier time${rangeTool}.`;
     return `No series matched. Check the labels first: ListLabels with match ${metric} lists the labels ${metric} has${values}.${names}${when}`;
   };
 }

@@ -25,12 +25,15 @@ export async function selectorsIn(query: string): Promise<SelectorFacts[] | unde
       if (part.name === "Identifier") metric = text(query, part);
       if (part.name !== "LabelMatchers") continue;
       for (const matcher of children(part)) {
+        // A quoted name alone in the braces (`{"http.requests", code="500"}`) is a metric name (Prometheus 3).
+        if (matcher.name === "QuotedLabelName") {
+          metric = labelNameOf(query, matcher);
+          continue;
+        }
         const name = children(matcher).find((c) => c.name === "LabelName" || c.name === "QuotedLabelName");
         if (name === undefined) continue;
         const label = labelNameOf(query, name);
-        // A quoted name alone in the braces (`{"http.requests"}`) is a metric name (Prometheus 3).
-        if (matcher.name === "QuotedLabelMatcher" && children(matcher).length === 1) metric = label;
-        else if (label !== "__name__") labels.push(label);
+        if (label !== "__name__") labels.push(label);
       }
     }
     found.push({ metric, labels });
