@@ -1,5 +1,6 @@
 import type { AnswerSink } from "../src/prometheus/dataPlane.js";
 import type { QueryParams } from "../src/prometheus/queryString.js";
+import { type EntryList, ListCollector, type ListSpec } from "../src/results/entryList.js";
 import { resolveTime } from "./relativeTime.js";
 import { type ToolAnnotations, type ToolCall, ToolError } from "./types.js";
 
@@ -88,4 +89,40 @@ export function upstreamLimit(limit: number | undefined): number | undefined {
 export function expectList<T>(list: T | undefined, what: string): T {
   if (list === undefined) throw new ToolError(`Prometheus answered with an unexpected ${what} payload.`);
   return list;
+}
+
+/** What a lookup of names, values or series takes besides the workspace. */
+export interface LookupArgs extends WorkspaceArgs {
+  match?: readonly string[] | undefined;
+  start?: string | null | undefined;
+  end?: string | null | undefined;
+  limit?: number | null | undefined;
+}
+
+/**
+ * GETs a lookup (`/labels`, `/label/<name>/values`, `/series`) with `match[]`, the time bounds and
+ * `limit` (see upstreamLimit), and collects its list as `spec` says (a spec per attempt: a retry reads
+ * from the start); `what` names the list in the error of an answer of another shape.
+ */
+export async function lookUp<T>(
+  args: LookupArgs,
+  call: ToolCall,
+  path: string,
+  spec: () => ListSpec<T>,
+  what: string,
+): Promise<EntryList<T>> {
+  const limit = args.limit ?? undefined;
+  const askedUpstream = upstreamLimit(limit);
+  const params = {
+    "match[]": args.match,
+    ...lookupRange(args, call),
+    limit: askedUpstream?.toString(),
+  };
+  const list = await getFromWorkspace(
+    args,
+    call,
+    { path, params, optionalParams: ["limit"] },
+    () => new ListCollector(spec(), { budget: call.budget, limit, askedUpstream }),
+  );
+  return expectList(list, what);
 }

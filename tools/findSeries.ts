@@ -1,7 +1,6 @@
 import * as z from "zod";
-import { ListCollector } from "../src/results/entryList.js";
 import { compareLabelSets, LabelCardinality, labelSet } from "../src/results/labelSets.js";
-import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
+import { lookUp, readOnly } from "./common.js";
 import { countLimit, lookupEnd, lookupStart, match, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
 import { defineTool, serves, type ToolCall } from "./types.js";
@@ -29,41 +28,30 @@ export const FindSeries = defineTool({
     series: z.array(z.record(z.string(), z.string())).describe("Label sets (with __name__), sorted"),
   }),
   annotations: readOnly("Find series by selector"),
-  async run(args, call) {
-    const limit = args.limit ?? undefined;
-    const askedUpstream = upstreamLimit(limit);
-    const list = await getFromWorkspace(
+  run: (args, call) =>
+    lookUp(
       args,
       call,
-      {
-        path: "/series",
-        params: { "match[]": args.match, ...lookupRange(args, call), limit: askedUpstream?.toString() },
-        optionalParams: ["limit"],
-      },
+      "/series",
       () => {
-        // A new tally per attempt: a retry reads the answer again from its start.
         const cardinality = new LabelCardinality();
-        return new ListCollector(
-          {
-            key: "series",
-            noun: "series",
-            entriesOf: (value) => {
-              const labels = labelSet(value);
-              return labels === undefined ? undefined : [labels];
-            },
-            compare: compareLabelSets,
-            orderWords: "by metric name, then labels (code point order)",
-            tally: (labels) => cardinality.add(labels),
-            nextStep: () =>
-              `They have ${cardinality.words(LABELS_NAMED)}. Narrow match with label matchers, or count with ExecuteQuery, e.g. count by (<label>) (<selector>).`,
-            emptyHint: `No series matched in this time range (default: all stored data)${lookups(call)}.`,
+        return {
+          key: "series",
+          noun: "series",
+          entriesOf: (value) => {
+            const labels = labelSet(value);
+            return labels === undefined ? undefined : [labels];
           },
-          { budget: call.budget, limit, askedUpstream },
-        );
+          compare: compareLabelSets,
+          orderWords: "by metric name, then labels (code point order)",
+          tally: (labels) => cardinality.add(labels),
+          nextStep: () =>
+            `They have ${cardinality.words(LABELS_NAMED)}. Narrow match with label matchers, or count with ExecuteQuery, e.g. count by (<label>) (<selector>).`,
+          emptyHint: `No series matched in this time range (default: all stored data)${lookups(call)}.`,
+        };
       },
-    );
-    return expectList(list, "series list");
-  },
+      "series list",
+    ),
 });
 
 /** Where to check a selector that matched nothing, among the tools served. */

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { byCodePoint, ListCollector } from "../src/results/entryList.js";
-import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
+import { byCodePoint, stringEntries } from "../src/results/entryList.js";
+import { lookUp, readOnly } from "./common.js";
 import {
   countLimit,
   labelName,
@@ -35,37 +35,22 @@ export const ListLabelValues = defineTool({
     values: z.array(z.string()).describe("The label's values, sorted by code point"),
   }),
   annotations: readOnly("List a label's values"),
-  async run(args, call) {
-    const limit = args.limit ?? undefined;
-    const askedUpstream = upstreamLimit(limit);
-    const list = await getFromWorkspace(
+  run: (args, call) =>
+    lookUp(
       args,
       call,
-      {
-        path: `/label/${args.label}/values`,
-        params: {
-          "match[]": args.match ?? undefined,
-          ...lookupRange(args, call),
-          limit: askedUpstream?.toString(),
-        },
-        optionalParams: ["limit"],
-      },
-      () =>
-        new ListCollector(
-          {
-            key: "values",
-            noun: `values of ${args.label}`,
-            fields: { label: args.label },
-            entriesOf: (value) => (typeof value === "string" ? [value] : undefined),
-            compare: byCodePoint,
-            orderWords: "by value (code point order)",
-            nextStep: () =>
-              `Narrow it with match (e.g. {__name__="http_requests_total"}) or a later start, or count them with ExecuteQuery count(count by (${args.label}) ({${args.label}!=""})).`,
-            emptyHint: `No series has the label ${args.label}${args.match === undefined ? "" : " among those match selects"} in this time range${serves(call, "ListLabels") ? ": check the label names with ListLabels" : ""}.`,
-          },
-          { budget: call.budget, limit, askedUpstream },
-        ),
-    );
-    return expectList(list, "label value list");
-  },
+      `/label/${args.label}/values`,
+      () => ({
+        key: "values",
+        noun: `values of ${args.label}`,
+        fields: { label: args.label },
+        entriesOf: stringEntries,
+        compare: byCodePoint,
+        orderWords: "by value (code point order)",
+        nextStep: () =>
+          `Narrow it with match (e.g. {__name__="http_requests_total"}) or a later start, or count them with ExecuteQuery count(count by (${args.label}) ({${args.label}!=""})).`,
+        emptyHint: `No series has the label ${args.label}${args.match === undefined ? "" : " among those match selects"} in this time range${serves(call, "ListLabels") ? ": check the label names with ListLabels" : ""}.`,
+      }),
+      "label value list",
+    ),
 });

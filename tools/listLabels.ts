@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { byCodePoint, ListCollector } from "../src/results/entryList.js";
-import { expectList, getFromWorkspace, lookupRange, readOnly, upstreamLimit } from "./common.js";
+import { byCodePoint, stringEntries } from "../src/results/entryList.js";
+import { lookUp, readOnly } from "./common.js";
 import { countLimit, lookupEnd, lookupStart, optionalMatch, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
 import { defineTool, serves } from "./types.js";
@@ -25,39 +25,24 @@ export const ListLabels = defineTool({
     labels: z.array(z.string()).describe("Label names, sorted by code point"),
   }),
   annotations: readOnly("List label names"),
-  async run(args, call) {
-    const limit = args.limit ?? undefined;
-    const askedUpstream = upstreamLimit(limit);
-    const list = await getFromWorkspace(
+  run: (args, call) =>
+    lookUp(
       args,
       call,
-      {
-        path: "/labels",
-        params: {
-          "match[]": args.match ?? undefined,
-          ...lookupRange(args, call),
-          limit: askedUpstream?.toString(),
-        },
-        optionalParams: ["limit"],
-      },
-      () =>
-        new ListCollector(
-          {
-            key: "labels",
-            noun: "label names",
-            entriesOf: (value) => (typeof value === "string" ? [value] : undefined),
-            compare: byCodePoint,
-            orderWords: "by name (code point order)",
-            nextStep: () =>
-              'Narrow it with match (e.g. {__name__="http_requests_total"}) to one metric\'s labels.',
-            emptyHint:
-              args.match === undefined
-                ? undefined
-                : `No series matched match in this time range: ${serves(call, "ListMetrics") ? "check the metric name with ListMetrics, or " : ""}widen start/end.`,
-          },
-          { budget: call.budget, limit, askedUpstream },
-        ),
-    );
-    return expectList(list, "label name list");
-  },
+      "/labels",
+      () => ({
+        key: "labels",
+        noun: "label names",
+        entriesOf: stringEntries,
+        compare: byCodePoint,
+        orderWords: "by name (code point order)",
+        nextStep: () =>
+          'Narrow it with match (e.g. {__name__="http_requests_total"}) to one metric\'s labels.',
+        emptyHint:
+          args.match === undefined
+            ? undefined
+            : `No series matched match in this time range: ${serves(call, "ListMetrics") ? "check the metric name with ListMetrics, or " : ""}widen start/end.`,
+      }),
+      "label name list",
+    ),
 });

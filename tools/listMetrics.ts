@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { metricNamesCollector } from "../src/results/metricNames.js";
-import { expectList, getFromWorkspace, readOnly, upstreamLimit } from "./common.js";
+import { metricNamesSpec } from "../src/results/metricNames.js";
+import { lookUp, readOnly } from "./common.js";
 import { namesLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
 import { defineTool } from "./types.js";
@@ -23,19 +23,5 @@ export const ListMetrics = defineTool({
     truncated: truncation,
   }),
   annotations: readOnly("List metric names"),
-  async run(args, call) {
-    const limit = args.limit ?? undefined;
-    const askedUpstream = upstreamLimit(limit);
-    const names = await getFromWorkspace(
-      args,
-      call,
-      {
-        path: "/label/__name__/values",
-        params: { "match[]": args.match ?? undefined, limit: askedUpstream?.toString() },
-        optionalParams: ["limit"],
-      },
-      () => metricNamesCollector({ budget: call.budget, limit, askedUpstream }),
-    );
-    return expectList(names, "metric name list");
-  },
+  run: (args, call) => lookUp(args, call, "/label/__name__/values", metricNamesSpec, "metric name list"),
 });

@@ -174,6 +174,11 @@ export class EntryList<T> implements Fittable {
   }
 }
 
+/** A list of strings' element as its one entry (names, label values); undefined for anything else. */
+export function stringEntries(value: unknown): string[] | undefined {
+  return typeof value === "string" ? [value] : undefined;
+}
+
 /** Code-unit order, which is code-point order for the names and values Prometheus sends (ASCII in practice). */
 export function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

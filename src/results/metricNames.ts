@@ -1,4 +1,4 @@
-import { byCodePoint, ListCollector, type ListLimits, type ListSpec } from "./entryList.js";
+import { byCodePoint, type ListSpec, stringEntries } from "./entryList.js";
 import { formatCount } from "./fit.js";
 
 /** The note names this many of the largest families of names (by their prefix up to the first `_`). */
@@ -7,16 +7,16 @@ const PREFIXES_NAMED = 8;
 const MAX_PREFIXES = 10_000;
 
 /**
- * Receives the label values of `__name__` as they stream in; keeps the first names that fit, and
- * counts names by family (their prefix up to the first `_`) for the note of a cut list.
+ * The label values of `__name__` as a list (see ListCollector): the first names that fit, and a count
+ * of names by family (their prefix up to the first `_`) for the note of a cut list. A new one per read.
  */
-export function metricNamesCollector(limits: ListLimits): ListCollector<string> {
+export function metricNamesSpec(): ListSpec<string> {
   const prefixes = new Map<string, number>();
-  const spec: ListSpec<string> = {
+  return {
     key: "metrics",
     noun: "metric names",
     countKey: "names",
-    entriesOf: (value) => (typeof value === "string" ? [value] : undefined),
+    entriesOf: stringEntries,
     compare: byCodePoint,
     orderWords: "by name (code point order)",
     tally(name) {
@@ -34,7 +34,6 @@ export function metricNamesCollector(limits: ListLimits): ListCollector<string> 
       return `The largest families: ${families}. To list one family, call ListMetrics with match {__name__=~"${example}.*"}.`;
     },
   };
-  return new ListCollector(spec, limits);
 }
 
 /** A metric name's family: its prefix up to and with the first `_` (the whole name when it has none). */

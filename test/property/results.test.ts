@@ -1,7 +1,8 @@
 import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { ListCollector } from "../../src/results/entryList.js";
 import type { Budget } from "../../src/results/fit.js";
-import { metricNamesCollector } from "../../src/results/metricNames.js";
+import { metricNamesSpec } from "../../src/results/metricNames.js";
 import { parseSample, rounded } from "../../src/results/numbers.js";
 import type { QueryAsked } from "../../src/results/queryResult.js";
 import type { Order } from "../../src/results/ranking.js";
@@ -385,7 +386,7 @@ describe("cutting a metric name list", () => {
       fc.option(fc.integer({ min: 1, max: 500 }), { nil: undefined }),
       async (names, tokens, limit) => {
         const budget = { tokens, bytes: 1_000_000 };
-        const collector = metricNamesCollector({ budget, limit });
+        const collector = new ListCollector(metricNamesSpec(), { budget, limit });
         const encoder = new TextEncoder();
         for (const name of names) collector.element(encoder.encode(JSON.stringify(name)));
         const list = collector.finish([], 0);
