@@ -1,5 +1,4 @@
 import { parseJsonBytes } from "../json.js";
-import type { AnswerSink } from "../prometheus/answerReader.js";
 import {
   addCost,
   type Budget,
@@ -29,8 +28,11 @@ export interface ListSpec<T> {
   noun: string;
   /** Their key in `truncated.total` and `returned` (default `key`). */
   countKey?: string;
-  /** Which array of the answer is streamed (default `data` itself or `data.result`; see AnswerSink). */
-  format?: AnswerSink<unknown>["format"];
+  /**
+   * Which array of the answer is streamed, as the data plane's readers take it: `data` itself or
+   * `data.result` by default, `data.<streamedKey>`, or the answer itself when `bare` (Alertmanager).
+   */
+  format?: { streamedKey?: string; bare?: boolean; maxSkeletonBytes?: number } | undefined;
   /** The entries of one streamed element (most give one; a rule group gives its rules); undefined: not this answer's shape. */
   entriesOf(element: unknown): readonly T[] | undefined;
   /** Entries kept only if this says so (a filter applied here, as the API has none); all when unset. */
@@ -59,10 +61,10 @@ export interface ListLimits {
 }
 
 /**
- * Receives a list answer's elements as they stream in (see AnswerSink) and keeps the first entries in
- * the spec's order that can fit the budget, counting the rest.
+ * Receives a list answer's elements as they stream in (it is the data plane's sink for the answer) and
+ * keeps the first entries in the spec's order that can fit the budget, counting the rest.
  */
-export class ListCollector<T> implements AnswerSink<EntryList<T> | undefined> {
+export class ListCollector<T> {
   private readonly selection: Selection<T, T>;
   /** The entries read so far written as one list, for what each adds to it. */
   private readonly read = new TokenTally();
