@@ -86,8 +86,8 @@ export function upstreamLimit(limit: number | undefined): number | undefined {
 }
 
 /** A list answer read by a sink that gives undefined for a payload not of its shape. */
-export function expectList<T>(list: T | undefined, what: string): T {
-  if (list === undefined) throw new ToolError(`Prometheus answered with an unexpected ${what} payload.`);
+export function expectList<T>(list: T | undefined, what: string, who = "Prometheus"): T {
+  if (list === undefined) throw new ToolError(`${who} answered with an unexpected ${what} payload.`);
   return list;
 }
 

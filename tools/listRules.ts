@@ -9,12 +9,14 @@ import { defineTool } from "./types.js";
 /** The rules with errors a cut list's note names. */
 const ERRORS_NAMED = 5;
 
-const names = (what: string) =>
-  z
-    .union([z.string().min(1, { error: `${what} must not be empty` }), z.array(z.string().min(1)).min(1)])
-    .transform((value) => [value].flat())
-    .nullable()
-    .optional();
+/** One exact name or several; flat `anyOf` in JSON Schema, as `match`. */
+const names = (what: string) => {
+  const name = z.string().min(1, { error: `${what} must not be empty` });
+  return z
+    .union([name, z.array(name).min(1, { error: `${what} must name at least one` }), z.null()])
+    .optional()
+    .transform((value) => (value == null ? undefined : [value].flat()));
+};
 
 export const ListRules = defineTool({
   name: "ListRules",

@@ -84,7 +84,7 @@ export const ListSilences = defineTool({
         );
       },
     );
-    return expectList(list, "silence list");
+    return expectList(list, "silence list", "Alertmanager");
   },
 });
 

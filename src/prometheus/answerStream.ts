@@ -93,7 +93,8 @@ const RESULT_VALUE = 2;
 /**
  * Splits a Prometheus HTTP API answer, pushed as UTF-8 byte chunks, into the elements of its one big
  * array (the top-level `data` when it is an array, else `data.result` (or another key, `streamedKey`)
- * when that is one, or the whole answer when it is a bare array) and the rest, the skeleton. Memory stays bounded by one element plus the skeleton, so answers of any size can be
+ * when that is one, or the whole answer when it is a bare array) and the rest, the skeleton. Memory
+ * stays bounded by one element plus the skeleton, so answers of any size can be
  * read; elements are not decoded here, so the caller pays JSON.parse only for the ones it keeps.
  *
  * Elements are delivered as soon as they end, before the rest is checked: a caller must treat them

@@ -336,6 +336,10 @@ function interpretFailure(who: Service, status: number, body: string, where: str
   if (typeof envelope?.errorType === "string") {
     throw new Rejected(`${who} rejected the query (HTTP ${status}) ${detail}`, status, detail);
   }
+  // Alertmanager words a request it refuses (a malformed filter) as a bare string: the caller's to fix.
+  if (who === "Alertmanager" && status === 400) {
+    throw new Rejected(`Alertmanager rejected the request (HTTP 400): ${detail}`, status, detail);
+  }
   if (status >= 200 && status < 300) {
     throw new ToolError(
       `${who} answered HTTP ${status} at ${where} without a success status: ${detail || "empty body"}`,

@@ -6,8 +6,7 @@
  */
 
 import { hasLoneSurrogate } from "../json.js";
-import { labelValue } from "../results/labelSets.js";
-import { children, type PromqlModule, type SyntaxNode } from "./syntax.js";
+import { children, loadPromql, type PromqlModule, type SyntaxNode } from "./syntax.js";
 
 /** One matcher of a selector: `name="value"`, `name!="value"`, `name=~"regex"` or `name!~"regex"`. */
 export interface LabelMatcher {
@@ -24,17 +23,6 @@ export class SelectorError extends Error {
 
 /** What is wrong with a selector, before the text and the accepted forms are added to make a SelectorError. */
 class Invalid extends Error {}
-
-// The parser is ~100 kB of tables: load it only when a selector needs it, never on cold start.
-let promqlModule: Promise<PromqlModule> | undefined;
-
-function loadPromql(): Promise<PromqlModule> {
-  promqlModule ??= import("@prometheus-io/lezer-promql").catch((error: unknown) => {
-    promqlModule = undefined; // let a later call retry instead of caching the failure
-    throw error;
-  });
-  return promqlModule;
-}
 
 /** A metric name (or alertname) alone: the whole selector. */
 const BARE_NAME = /^[A-Za-z_:][A-Za-z0-9_:]*$/;
@@ -435,7 +423,8 @@ export function matchesAny(
  * parseSelectors) throws SelectorError.
  */
 export function matches(labels: Record<string, string>, matcher: LabelMatcher): boolean {
-  const value = labelValue(labels, matcher.name);
+  // A missing label is "", and never one of the object's prototype's (`constructor`).
+  const value = Object.hasOwn(labels, matcher.name) ? (labels[matcher.name] as string) : "";
   switch (matcher.type) {
     case "=":
       return value === matcher.value;

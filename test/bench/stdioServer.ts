@@ -1,4 +1,4 @@
-// The baseline of figure 2: our five tools served the way a stdio MCP server is run on Lambda by a
+// The baseline of figure 2: our tools served the way a stdio MCP server is run on Lambda by a
 // process-per-request adapter (spawn, initialize, one request, close). Bundled by the benchmark
 // build to test/bench/.out/stdioServer.mjs.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -432,7 +432,8 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
           );
         }
         const bad = await failure(ListSilences, args({ match: "alertname=~(" }), call());
-        expect(bad.message).toMatch(/^Alertmanager rejected|^Alertmanager answered HTTP 400/);
+        expect(bad.message).toMatch(/^Alertmanager rejected the request \(HTTP 400\): /);
+        expect(bad.kind).toBe("rejected");
       });
     });
 

@@ -180,7 +180,7 @@ const result = await handler(${JSON.stringify(event)}, context);
 const answered = performance.now();
 let tools;
 try { tools = JSON.parse(result.body).result.tools; } catch {}
-const ok = result?.statusCode === 200 && (expect === "any" || tools?.length === 5);
+const ok = result?.statusCode === 200 && (expect === "any" || tools?.length >= 5);
 const cpu = process.cpuUsage();
 writeSync(1, "\\n@@cold " + JSON.stringify({ ok, importMs: imported - started, requestMs: answered - imported, cpuMs: (cpu.user + cpu.system) / 1000 }) + "\\n");
 process.exit(ok ? 0 : 1);

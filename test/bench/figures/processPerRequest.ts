@@ -3,6 +3,7 @@
 // close), both interleaved in this process.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { tools } from "../../../tools/index.js";
 import { httpEvent, lambdaContext } from "../../helpers/events.js";
 import type { BenchContext } from "../context.js";
 import { round, stats } from "../measure.js";
@@ -55,7 +56,7 @@ export function processRequest(script: string, env: NodeJS.ProcessEnv): Promise<
         }
         if (message.id === 2) {
           answered = true;
-          if (message.result?.tools?.length !== 5)
+          if (message.result?.tools?.length !== tools.length)
             failure = new Error(`unexpected tools/list reply: ${line}`);
           child.stdin.end();
           return;
