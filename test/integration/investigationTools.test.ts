@@ -250,6 +250,13 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
           call(),
         );
         expect(matched.value).toStrictEqual({ label: "instance", values: ["a", "b"] });
+        // start keeps to recent series: the live scrape's jobs, not the 2023 dataset's.
+        const recent = await run(
+          ListLabelValues,
+          args({ label: "job", start: "now-5m", end: "now" }),
+          call(),
+        );
+        expect(recent.value).toStrictEqual({ label: "job", values: ["prometheus"] });
         const missing = await run(ListLabelValues, args({ label: "no_such_label" }), call());
         expect(missing.value).toStrictEqual({ label: "no_such_label", values: [] });
         expect(missing.hint).toMatch(/No series has the label no_such_label.*ListLabels/);
@@ -281,6 +288,22 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
           series: [...upstream].sort((a, b) => byCodePoint(pairs(a), pairs(b))),
         });
         expect(value.series).toHaveLength(2);
+
+        // start and end: only the live `up` of the self-scrape; limit cuts to the first series in order.
+        const live = await run(FindSeries, args({ match: "up", start: "now-5m" }), call());
+        expect(live.value).toStrictEqual({
+          series: [{ __name__: "up", instance: stack.prometheus.instance, job: "prometheus" }],
+        });
+        const old = await run(
+          FindSeries,
+          args({ match: "big_items", end: "1700000100", limit: "2" }),
+          call(),
+        );
+        expect(old.value.series).toStrictEqual([
+          { __name__: "big_items", id: "item-000000", shard: "0" },
+          { __name__: "big_items", id: "item-000001", shard: "1" },
+        ]);
+        expect(old.value.truncated).toMatchObject({ cut_by: "limit", returned: { series: 2 } });
 
         const big = await run(FindSeries, args({ match: "big_items" }), call());
         const series = big.value.series as Json[];
