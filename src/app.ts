@@ -151,6 +151,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     maxBodyBytes: config.maxBodyBytes,
     allowedOrigins: config.allowedOrigins,
     checkHost: config.isOffline,
+    requiredScopes: config.oauth?.scopes ?? [],
     pythonCompat: config.pythonCompat,
     openBridge,
     sharedBridge,

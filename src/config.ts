@@ -1,6 +1,7 @@
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
 import catalog from "../tools/catalog.json" with { type: "json" };
-import { REGION_PATTERN } from "./prometheus/regions.js";
+import { ampRegionOfUrl, configuredRegions, parseWorkspaceEntry } from "./prometheus/access.js";
+import { REGION_PATTERN, Regions } from "./prometheus/regions.js";
 import { hasCredentials, redactCredentials } from "./prometheus/urls.js";
 
 type SessionMode = "optional" | "required" | "off";
@@ -12,13 +13,17 @@ export interface Config {
   prometheusUrl: string | undefined;
   prometheusAuth: PrometheusAuth;
   /**
-   * `ALLOWED_WORKSPACES`: workspace ids the function may read besides the one PROMETHEUS_URL names;
-   * with either, no other workspace is read (see README "Configuration").
+   * `ALLOWED_WORKSPACES`: the workspaces the function may read besides the one PROMETHEUS_URL names;
+   * with either, no other workspace is read (see README "Configuration"). Each entry as given (trimmed,
+   * without repeats): a workspace id (in the stack's region), a workspace URL
+   * (`https://aps-workspaces.<region>.amazonaws.com/workspaces/ws-…/`) or a workspace ARN
+   * (`arn:<partition>:aps:<region>:<account>:workspace/ws-…`); URLs and ARNs carry their region.
    */
   allowedWorkspaces: readonly string[];
   /**
    * `ALLOWED_REGIONS`: the only AWS regions the tools may call (a deployment sets its stack's region
-   * and its `regions` parameter, the regions its role is granted); undefined: any of the partition's.
+   * and its `regions` parameter, the regions its role is granted), plus the regions of PROMETHEUS_URL
+   * (an AMP URL's host) and of ALLOWED_WORKSPACES URLs and ARNs; undefined: any of the partition's.
    */
   allowedRegions: readonly string[] | undefined;
   awsRegion: string;
@@ -80,9 +85,6 @@ const LOG_LEVELS: readonly LogLevel[] = Object.values(LOG_LEVEL);
 
 export const DEFAULT_METRICS_NAMESPACE = "PrometheusMcp";
 export const DEFAULT_SERVICE_NAME = "prometheus-mcp-lambda";
-
-/** An AMP workspace id, as ALLOWED_WORKSPACES lists them. */
-const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]{1,97}$/;
 
 /** The value is quoted with any `user:password@` of a URL cut out: this line goes to the log. */
 function fail(variable: string, value: string, expected: string): never {
@@ -161,23 +163,46 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
-function workspaceIds(env: Env, name: string): string[] {
+const WORKSPACE_ENTRIES =
+  "a comma-separated list of AMP workspace ids such as ws-12345678-abcd-1234-abcd-123456789012, " +
+  "workspace URLs such as https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-…/ " +
+  "or workspace ARNs such as arn:aws:aps:eu-west-1:123456789012:workspace/ws-…";
+
+/**
+ * `ALLOWED_WORKSPACES`: ids, workspace URLs and workspace ARNs, comma-separated (see parseWorkspaceEntry).
+ * A URL's or ARN's region must be one of the function's partition (an ARN's partition that one too).
+ */
+function workspaceEntries(env: Env, name: string, regions: Regions): string[] {
   const raw = read(env, name);
   if (raw === undefined) return [];
-  const ids = raw
+  const entries = raw
     .split(",")
-    .map((id) => id.trim())
-    .filter((id) => id !== "");
-  for (const id of ids) {
-    if (!WORKSPACE_ID.test(id)) {
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of entries) {
+    const ref = parseWorkspaceEntry(entry);
+    if (ref === undefined) fail(name, raw, WORKSPACE_ENTRIES);
+    if (ref.region !== undefined) inPartition(name, raw, ref.region, regions);
+    if (ref.partition !== undefined && ref.partition !== regions.partition) {
       fail(
         name,
         raw,
-        "a comma-separated list of AMP workspace ids such as ws-12345678-abcd-1234-abcd-123456789012",
+        `ARNs of the function's partition, ${regions.partition}: ${entry} is in ${ref.partition}`,
       );
     }
   }
-  return [...new Set(ids)];
+  return [...new Set(entries)];
+}
+
+/** A configured workspace's region must be one the function can call: its partition's. */
+function inPartition(name: string, raw: string, region: string, regions: Regions): void {
+  if (!regions.has(region)) {
+    fail(
+      name,
+      raw,
+      `workspaces in the regions of the function's partition, ${regions.partition}: ${region} is not one of them`,
+    );
+  }
 }
 
 function origins(env: Env, name: string): string[] {
@@ -214,6 +239,18 @@ function regionList(env: Env, name: string, awsRegion: string): string[] | undef
     fail(name, raw, `a list that includes AWS_REGION (${awsRegion}), the region of calls that name none`);
   }
   return [...new Set(regions)];
+}
+
+/**
+ * The effective ALLOWED_REGIONS: the list given, then the configured workspaces' regions (PROMETHEUS_URL's
+ * host, ALLOWED_WORKSPACES URLs and ARNs) it lacks, so a workspace the deployment names is always
+ * reachable in its region. Unset stays unset (any region of the partition).
+ */
+function withWorkspaceRegions(
+  listed: string[] | undefined,
+  workspaceRegions: readonly string[],
+): string[] | undefined {
+  return listed === undefined ? undefined : [...new Set([...listed, ...workspaceRegions])];
 }
 
 /** Every tool by group, in tools/list order (tools/catalog.json). */
@@ -276,11 +313,20 @@ export function loadConfig(env: Env = process.env): Config {
       "no user:password@ with PROMETHEUS_AUTH=sigv4; user:password@ is for a plain Prometheus with PROMETHEUS_AUTH=none",
     );
   }
+  const regions = new Regions(awsRegion);
+  const urlRegion = ampRegionOfUrl(prometheusUrl);
+  if (prometheusUrl !== undefined && urlRegion !== undefined) {
+    inPartition("PROMETHEUS_URL", prometheusUrl, urlRegion, regions);
+  }
+  const allowedWorkspaces = workspaceEntries(env, "ALLOWED_WORKSPACES", regions);
   return {
     prometheusUrl,
     prometheusAuth,
-    allowedWorkspaces: workspaceIds(env, "ALLOWED_WORKSPACES"),
-    allowedRegions: regionList(env, "ALLOWED_REGIONS", awsRegion),
+    allowedWorkspaces,
+    allowedRegions: withWorkspaceRegions(
+      regionList(env, "ALLOWED_REGIONS", awsRegion),
+      configuredRegions(prometheusUrl, allowedWorkspaces),
+    ),
     awsRegion,
     oauth: oauthSettings(env),
     ampEndpoint: httpUrl(env, "AMP_ENDPOINT"),

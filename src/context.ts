@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { Context } from "aws-lambda";
 import type { Report } from "./metrics/report.js";
+import { boundedDebug } from "./metrics/requestLine.js";
 import type { Trace } from "./tracing/trace.js";
 
 /**
@@ -39,7 +40,10 @@ export interface RequestContext {
   readonly trace?: Trace | undefined;
   /** The Lambda invocation the request belongs to, named on the function's log lines about it. */
   readonly invocation?: Invocation | undefined;
-  /** Writes a DEBUG line about this request; undefined unless LOG_LEVEL is DEBUG or TRACE. */
+  /**
+   * Writes a DEBUG line about this request; undefined unless LOG_LEVEL is DEBUG or TRACE. Each field is
+   * bounded (see `boundedDebug`): a line stays well within CloudWatch's event size whatever was sent.
+   */
   readonly debug?: DebugLog | undefined;
 }
 
@@ -120,7 +124,7 @@ export function startRequest(options: {
     options.report,
     options.trace,
     options.invocation,
-    options.debug,
+    options.debug === undefined ? undefined : boundedDebug(options.debug),
   );
 }
 

@@ -1,10 +1,10 @@
 import { Console } from "node:console";
 import { Logger, type LogItem } from "@aws-lambda-powertools/logger";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type Config, ConfigError, configFromEnvironment } from "./config.js";
 import type { Invocation } from "./context.js";
 import { redactCredentials } from "./prometheus/urls.js";
 import { mcpServerFactory, SERVER_VERSION, serverOptionsOf } from "./server.js";
+import { RateLimitedLog, StdioLineTransport } from "./stdioLines.js";
 import { StdioRequests, trackRequests } from "./stdioRequests.js";
 
 /**
@@ -26,7 +26,8 @@ class StderrLogger extends Logger {
  * `prometheus-mcp-stdio` bin), configured by the same environment variables as the Lambda and
  * checked by the same `configFromEnvironment`. A bad setting writes its one line to stderr and sets
  * a non-zero exit code. Logs go to stderr. The process ends once stdin closes and every request in
- * flight has been answered.
+ * flight has been answered. No input ends it before: a bad line (over 10 MiB, not JSON,
+ * not JSON-RPC) is answered with a JSON-RPC error and logged in one short WARN line (StdioLineTransport).
  *
  * What differs from the Lambda: `profile` arguments are honoured (credentials come from this
  * machine), each request may run for STDIO_REQUEST_TIMEOUT_MS, and the HTTP settings (sessions,
@@ -59,18 +60,21 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
     logger.debug("request", { method: finished.method, outcome: finished.outcome, ms: finished.ms });
   });
   const server = makeServer(requests);
-  server.server.onerror = (error) => logger.warn("stdio transport error", error);
-
-  await server.connect(trackRequests(new StdioServerTransport(), requests));
-  logger.info("serving MCP over stdio", {
-    version: SERVER_VERSION,
-    prometheus_url: config.prometheusUrl === undefined ? "-" : redactCredentials(config.prometheusUrl),
-    prometheus_auth: config.prometheusAuth,
-    region: config.awsRegion,
+  // Bad input is the client's doing and may come by the megabyte: one short line each (no stack, at
+  // most the first 32 characters of the input), at most 10 a second, the rest counted.
+  const badInput = new RateLimitedLog((message, attributes) => {
+    logger.setCorrelationId(undefined);
+    logger.warn(message, attributes);
+  });
+  server.server.onerror = (error) =>
+    badInput.log("stdio protocol error", { error: boundedText(error.message, STDIO_ERROR_CHARS) });
+  const transport = new StdioLineTransport({
+    onBadLine: (bad) => badInput.log("stdin line answered with an error", { ...bad }),
   });
 
-  // The SDK's stdio transport does not notice the end of stdin: the client has gone, answer what it asked and stop.
-  process.stdin.once("end", () => {
+  // stdin has ended (its last line handled): the client has gone, answer what it asked and stop.
+  transport.onend = () => {
+    badInput.flush();
     void requests
       .idle()
       .then(() => server.close())
@@ -78,7 +82,22 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
         // Idle keep-alive sockets to Prometheus must not hold the process; pending writes may finish first.
         setTimeout(() => process.exit(), 1_000).unref();
       });
+  };
+
+  await server.connect(trackRequests(transport, requests));
+  logger.info("serving MCP over stdio", {
+    version: SERVER_VERSION,
+    prometheus_url: config.prometheusUrl === undefined ? "-" : redactCredentials(config.prometheusUrl),
+    prometheus_auth: config.prometheusAuth,
+    region: config.awsRegion,
   });
+}
+
+/** How much of a protocol error's message the log keeps: the SDK's may quote a whole message. */
+const STDIO_ERROR_CHARS = 200;
+
+function boundedText(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, chars)}… (${text.length} characters)`;
 }
 
 await serveStdio();

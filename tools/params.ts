@@ -40,9 +40,19 @@ function isTimestamp(value: string): boolean {
   return UNIX_SECONDS.test(value) || isRfc3339(value);
 }
 
-/** A positive Prometheus duration (`15s`, `1m`, `1h30m`, `1d`, `500ms`) or a positive number of seconds. */
+/** Characters a time or step argument may have: far more than any real one, little enough to log and send. */
+const MAX_TIME_LENGTH = 64;
+
+/**
+ * A positive Prometheus duration (`15s`, `1m`, `1h30m`, `1d`, `500ms`) or a positive, finite number of
+ * seconds. (Within MAX_TIME_LENGTH characters every number is finite; the check stays for any caller.)
+ */
 function isStep(value: string): boolean {
-  if (UNIX_SECONDS.test(value)) return Number(value) > 0;
+  if (value.length > MAX_TIME_LENGTH) return false;
+  if (UNIX_SECONDS.test(value)) {
+    const seconds = Number(value);
+    return Number.isFinite(seconds) && seconds > 0;
+  }
   const ms = durationMs(value);
   // Too long to count in milliseconds is still a duration: such steps were always passed on.
   return ms === "too long" || (typeof ms === "number" && ms > 0);
@@ -60,7 +70,7 @@ function timeProblem(name: string, value: string): string | undefined {
 const timestamp = (name: string) =>
   z
     .string()
-    .max(64, { error: `${name} is too long` })
+    .max(MAX_TIME_LENGTH, { error: `${name} is too long`, abort: true })
     .refine((value) => timeProblem(name, value) === undefined, {
       error: (issue) => timeProblem(name, String(issue.input)),
     });
@@ -116,12 +126,15 @@ export const end = timestamp("end").describe(
   "End of the range (inclusive): RFC 3339, Unix seconds, now, or now-<duration>. start and end share one now.",
 );
 
+const STEP_FORMS = "a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds";
+
 export const step = z
   .string()
-  .refine(isStep, {
-    error:
-      "step must be a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds",
+  .max(MAX_TIME_LENGTH, {
+    error: `step must be at most ${MAX_TIME_LENGTH} characters: ${STEP_FORMS} (e.g. 60)`,
+    abort: true,
   })
+  .refine(isStep, { error: `step must be ${STEP_FORMS}` })
   .describe("Resolution step: a Prometheus duration (15s, 1m, 1h) or seconds.");
 
 /** A positive whole number of things to return, sent as a string (or a number) like every parameter. */

@@ -91,9 +91,15 @@ export function toUnixSeconds(text: string): number {
   return Date.parse(text) / 1000;
 }
 
-/** A step argument (a Prometheus duration or seconds) in seconds; NaN when it is neither. */
+/**
+ * A step argument (a Prometheus duration or seconds) in seconds; NaN when it is neither, or when its
+ * seconds are not a finite number (a 400-digit number is Infinity, never a step).
+ */
 export function stepSeconds(text: string): number {
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    const seconds = Number(text);
+    return Number.isFinite(seconds) ? seconds : Number.NaN;
+  }
   const ms = durationMs(text);
   return typeof ms === "number" ? ms / 1000 : Number.NaN;
 }

@@ -50,13 +50,24 @@ export type Classified =
   | { kind: "response" }
   | { kind: "invalid"; reply: JSONRPCErrorResponse };
 
+/**
+ * A string, or an integer JSON numbers carry exactly: a safe integer (at most 2^53 - 1 either way).
+ * Past that, JSON.parse has already rounded the id (9007199254740993 reads as 9007199254740992), and a
+ * direct invocation's payload arrives parsed: the id the caller sent cannot be known, so it is not
+ * echoed rounded (two requests would share one reply id) but answered as the Invalid Request JSON-RPC
+ * makes of an id it cannot read: `-32600` with `id: null`, on every transport.
+ */
 function isValidId(id: unknown): id is RequestId {
-  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+  return typeof id === "string" || Number.isSafeInteger(id);
 }
 
 function describeId(id: unknown): string {
   if (id === null) return "null";
-  if (typeof id === "number") return "a non-integer number";
+  if (typeof id === "number") {
+    return Number.isInteger(id) || Math.abs(id) === Number.POSITIVE_INFINITY
+      ? `a number beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1) in magnitude, which cannot be read exactly: send such an id as a string`
+      : "a non-integer number";
+  }
   return `a ${Array.isArray(id) ? "array" : typeof id}`;
 }
 
@@ -74,6 +85,8 @@ export function classify(value: unknown): Classified {
   }
   if (!("method" in value)) {
     const isResponse = "result" in value || "error" in value;
+    // A response's id is checked too: one past 2^53 must not pass, rounded, for a request's.
+    if (isResponse && "id" in value && value.id !== null && !isValidId(value.id)) return invalidId(value.id);
     if (
       isResponse &&
       (isJSONRPCResultResponse(value) || isJSONRPCErrorResponse(value) || isNullIdError(value))
@@ -85,9 +98,7 @@ export function classify(value: unknown): Classified {
   if (typeof value.method !== "string" || value.method === "") {
     return invalid(id, 'Invalid Request: "method" must be a non-empty string');
   }
-  if ("id" in value && !isValidId(value.id)) {
-    return invalid(null, `Invalid Request: "id" must be a string or an integer, not ${describeId(value.id)}`);
-  }
+  if ("id" in value && !isValidId(value.id)) return invalidId(value.id);
   const params = value.params;
   if (params !== undefined && !isPlainObject(params)) {
     const problem = 'Invalid Request: "params" must be an object';
@@ -108,6 +119,10 @@ export function classify(value: unknown): Classified {
 
 function isNullIdError(value: Record<string, unknown>): boolean {
   return value.id === null && isPlainObject(value.error) && typeof value.error.code === "number";
+}
+
+function invalidId(id: unknown): Classified {
+  return invalid(null, `Invalid Request: "id" must be a string or an integer, not ${describeId(id)}`);
 }
 
 function invalid(id: RequestId | null, message: string): Classified {

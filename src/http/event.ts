@@ -15,6 +15,23 @@ export interface HttpRequest {
   /** The authenticated caller named by the authorizer (IAM user ARN or JWT `sub`), when there is one. */
   principal: string | undefined;
   /**
+   * The scopes of the caller's token when the authorizer checked a JWT (its context carries the
+   * claims): `scope` / `scp` and the authorizer's own list, together. Undefined when it names no JWT
+   * (IAM callers, Function URLs, no authorizer), which is not the same as a token without scopes ([]).
+   */
+  tokenScopes: readonly string[] | undefined;
+  /**
+   * The name the client called, as the front door reports it (`requestContext.domainName`: the API's
+   * execute-api name or custom domain, the Function URL's name), not the Host header, which the caller
+   * writes. Unchecked here; undefined when the event has none (a hand-made event).
+   */
+  domainName: string | undefined;
+  /**
+   * The path the client requested, a stage or base path included: a REST API's `path` leaves the stage
+   * out, its `requestContext.path` does not; an HTTP API's `rawPath` has it already.
+   */
+  requestedPath: string;
+  /**
    * Epoch milliseconds at which the front door stops waiting for the answer: API Gateway gives an
    * integration 30 s (HTTP API) or 29 s (REST API) from when it received the request, whatever the
    * function's timeout. Undefined for a Function URL, which waits as long as the function runs.
@@ -105,20 +122,53 @@ export function normalizeEvent(event: unknown): HttpRequest | DirectInvocation {
   return { kind: "direct", payload: event };
 }
 
+/**
+ * Scopes of a claim: a space-separated string (`scope`, RFC 8693; `scp` of some issuers), an array
+ * of strings, or such an array as API Gateway's HTTP API passes it, flattened to "[a b]".
+ */
+function addScopes(scopes: Set<string>, value: unknown): void {
+  const words =
+    typeof value === "string"
+      ? value.replace(/^\[(.*)\]$/s, "$1").split(/\s+/)
+      : Array.isArray(value)
+        ? Array.from(value).filter((entry): entry is string => typeof entry === "string")
+        : [];
+  for (const word of words) if (word !== "") scopes.add(word);
+}
+
+/**
+ * The scopes of the token the authorizer checked, when its context carries JWT claims (HTTP API:
+ * `authorizer.jwt.claims` / `.scopes`; a REST API's Cognito authorizer: `authorizer.claims`).
+ */
+function tokenScopesOf(authorizer: unknown, restApi: boolean): string[] | undefined {
+  const claims = field(authorizer, "jwt", "claims") ?? (restApi ? field(authorizer, "claims") : undefined);
+  const listed = field(authorizer, "jwt", "scopes");
+  if (!isPlainObject(claims) && !Array.isArray(listed)) return undefined;
+  const scopes = new Set<string>();
+  addScopes(scopes, listed);
+  addScopes(scopes, field(claims, "scope"));
+  addScopes(scopes, field(claims, "scp"));
+  return [...scopes];
+}
+
 /** API Gateway HTTP API (payload 2.0) and Lambda Function URL events. */
 function fromHttpApi(event: Json): HttpRequest {
-  const domain = text(field(event, "requestContext", "domainName")) ?? "";
-  const functionUrl = domain.includes(".lambda-url.");
+  const domainName = text(field(event, "requestContext", "domainName"));
+  const functionUrl = domainName?.includes(".lambda-url.") === true;
+  const path = field(event, "rawPath") as string;
   return {
     kind: "http",
     method: methodOf(field(event, "requestContext", "http", "method")),
-    path: field(event, "rawPath") as string,
+    path,
     headers: lowerCaseHeaders(field(event, "headers")),
     ...decodeBody(field(event, "body"), field(event, "isBase64Encoded") === true),
     requestId: requestIdOf(event),
     principal:
       text(field(event, "requestContext", "authorizer", "iam", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
+    tokenScopes: tokenScopesOf(field(event, "requestContext", "authorizer"), false),
+    domainName,
+    requestedPath: path,
     answerBy: functionUrl
       ? undefined
       : gatewayDeadline(field(event, "requestContext", "timeEpoch"), HTTP_API_LIMIT_MS),
@@ -130,10 +180,11 @@ function fromRestApi(event: Json): HttpRequest {
   const headers = lowerCaseHeaders(field(event, "headers"));
   // Where both are given, multiValueHeaders win (API Gateway sends the same headers in both).
   addMultiValueHeaders(headers, field(event, "multiValueHeaders"));
+  const path = text(field(event, "path")) ?? "/";
   return {
     kind: "http",
     method: methodOf(field(event, "httpMethod")),
-    path: text(field(event, "path")) ?? "/",
+    path,
     headers,
     ...decodeBody(field(event, "body"), field(event, "isBase64Encoded") === true),
     requestId: requestIdOf(event),
@@ -141,6 +192,9 @@ function fromRestApi(event: Json): HttpRequest {
       text(field(event, "requestContext", "identity", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "claims", "sub")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
+    tokenScopes: tokenScopesOf(field(event, "requestContext", "authorizer"), true),
+    domainName: text(field(event, "requestContext", "domainName")),
+    requestedPath: text(field(event, "requestContext", "path")) ?? path,
     answerBy: gatewayDeadline(field(event, "requestContext", "requestTimeEpoch"), REST_API_LIMIT_MS),
   };
 }

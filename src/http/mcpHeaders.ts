@@ -19,12 +19,30 @@ const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * A header's value as the client meant it: surrounding whitespace removed (RFC 9110 §5.5) and, where
+ * `value` without the spaces and horizontal tabs around it: the only whitespace (OWS) RFC 9110 §5.5
+ * lets surround a field value. Not JavaScript's `trim()`: a no-break space, a BOM or a line separator
+ * is part of the value, and refused where a value may not hold it. A loop, not a regular expression:
+ * `/[ \t]+$/` takes quadratic time on a long run of spaces followed by something else.
+ */
+export function trimOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isOws(value.charCodeAt(start))) start++;
+  while (end > start && isOws(value.charCodeAt(end - 1))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+function isOws(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+/**
+ * A header's value as the client meant it: spaces and tabs around it removed (RFC 9110 §5.5) and, where
  * `sentinel` allows it, a `=?base64?…?=` value decoded from base64 UTF-8. Undefined for a value with
  * characters a header may not carry, or a sentinel whose base64 or UTF-8 is broken.
  */
 export function headerValue(raw: string, sentinel: boolean): string | undefined {
-  const value = raw.trim();
+  const value = trimOws(raw);
   if (!FIELD_VALUE.test(value)) return undefined;
   if (!sentinel || !value.startsWith(SENTINEL_PREFIX) || !value.endsWith(SENTINEL_SUFFIX)) return value;
   if (value.length < SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length) return value;

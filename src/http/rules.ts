@@ -1,6 +1,7 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { isLegacyVersion, SUPPORTED_VERSIONS } from "../bridge/versions.js";
 import type { HttpRequest } from "./event.js";
+import { trimOws } from "./mcpHeaders.js";
 
 /** A request the HTTP rules refuse: answered with this status and a JSON-RPC error. */
 export interface Refusal {
@@ -15,12 +16,14 @@ export interface RuleSettings {
   allowedOrigins: readonly string[];
   /** Under `serverless offline` the Host header is checked too (DNS rebinding). */
   checkHost: boolean;
+  /** JWT_SCOPES: a caller whose JWT holds none of these is refused; empty or absent: no scope is required. */
+  requiredScopes?: readonly string[];
 }
 
 const LOCAL_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 function hostnameOf(hostHeader: string): string {
-  const trimmed = hostHeader.trim().toLowerCase();
+  const trimmed = trimOws(hostHeader).toLowerCase();
   if (trimmed.startsWith("[")) return trimmed.slice(0, trimmed.indexOf("]") + 1);
   return trimmed.split(":")[0] ?? "";
 }
@@ -60,6 +63,30 @@ export function refuseForeignOrigin(request: HttpRequest, settings: RuleSettings
   return undefined;
 }
 
+/** A scope-token of RFC 6749 (3.3): it may stand in a quoted `scope="…"` as it is. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
+ * The scope rule, as API Gateway's JWT authorizer applies a route's AuthorizationScopes: a request
+ * whose authorizer checked a JWT (`tokenScopes` set) must hold at least one of the required scopes.
+ * This covers what reaches the function without such a route (an API set up by hand, an older stack).
+ * Callers without a JWT (IAM, Function URL) are not asked for scopes. 403 as RFC 6750 (3.1) says.
+ */
+export function refuseMissingScope(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
+  const required = settings.requiredScopes ?? [];
+  const held = request.tokenScopes;
+  if (required.length === 0 || held === undefined || required.some((scope) => held.includes(scope))) {
+    return undefined;
+  }
+  const scope = required.every((entry) => SCOPE_TOKEN.test(entry)) ? `, scope="${required.join(" ")}"` : "";
+  return {
+    status: 403,
+    code: ErrorCode.InvalidRequest,
+    message: `Forbidden: the token has none of the scopes this server requires (${required.join(", ")})`,
+    headers: { "WWW-Authenticate": `Bearer error="insufficient_scope"${scope}` },
+  };
+}
+
 export function refuseOversizeBody(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
   if (request.bodyBytes <= settings.maxBodyBytes) return undefined;
   return {
@@ -70,14 +97,14 @@ export function refuseOversizeBody(request: HttpRequest, settings: RuleSettings)
 }
 
 function isJsonMediaType(contentType: string): boolean {
-  const mediaType = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  const mediaType = trimOws(contentType.split(";")[0] ?? "").toLowerCase();
   return mediaType === "application/json" || /^application\/[^/\s]+\+json$/.test(mediaType);
 }
 
 /** Reads `Accept` as media ranges: `application/json`, `application/*` or `*\/*` with q > 0 admit JSON. */
 function acceptsJson(accept: string): boolean {
   return accept.split(",").some((range) => {
-    const [type = "", ...parameters] = range.split(";").map((part) => part.trim().toLowerCase());
+    const [type = "", ...parameters] = range.split(";").map((part) => trimOws(part).toLowerCase());
     const quality = parameters.find((parameter) => /^q\s*=/.test(parameter));
     if (quality !== undefined && !(Number(quality.split("=")[1]) > 0)) return false;
     return type === "application/json" || type === "application/*" || type === "*/*";
@@ -85,7 +112,7 @@ function acceptsJson(accept: string): boolean {
 }
 
 function present(value: string | undefined): value is string {
-  return value !== undefined && value.trim() !== "";
+  return value !== undefined && trimOws(value) !== "";
 }
 
 /** The content header rules for `POST /mcp`, in the contract's order, after size, origin and method. */
@@ -109,10 +136,10 @@ export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
   return undefined;
 }
 
-/** The `MCP-Protocol-Version` header's value, trimmed; undefined when it is absent or empty. */
+/** The `MCP-Protocol-Version` header's value, spaces and tabs around it removed; undefined when it is absent or empty. */
 export function protocolVersionHeader(request: HttpRequest): string | undefined {
   const version = request.headers["mcp-protocol-version"];
-  return present(version) ? version.trim() : undefined;
+  return present(version) ? trimOws(version) : undefined;
 }
 
 /**

@@ -5,32 +5,132 @@ export function workspaceIdFromUrl(url: string | undefined): string | undefined 
   return url?.match(/\/workspaces\/(ws-[A-Za-z0-9_-]+)/)?.[1];
 }
 
+/** An AMP workspace id, as ALLOWED_WORKSPACES lists them. */
+export const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]{1,97}$/;
+
+/** AMP's data-plane host: `aps-workspaces[-fips].<region>.amazonaws.com[.cn]`; group 1 is the region. */
+const AMP_HOST = /^aps-workspaces(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d{1,2})\.amazonaws\.com(?:\.cn)?$/;
+
+/** `arn:<partition>:aps:<region>:<account>:workspace/ws-…`. */
+const WORKSPACE_ARN =
+  /^arn:(aws(?:-[a-z]+)*):aps:([a-z]{2}(?:-[a-z]+)+-\d{1,2}):(\d{12}):workspace\/(ws-[A-Za-z0-9_-]{1,97})$/;
+
+/**
+ * The AWS region of an AMP URL, from its host (`aps-workspaces.eu-west-1.amazonaws.com` → eu-west-1):
+ * where the workspace it names lives, and so the region its requests are signed for. Undefined for any
+ * other URL (a plain Prometheus, a local stand-in) and for no URL.
+ */
+export function ampRegionOfUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return AMP_HOST.exec(new URL(url).hostname)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A workspace a deployment names: its id, and its region when the entry carries one. */
+export interface WorkspaceRef {
+  id: string;
+  /** From a URL's host or an ARN; undefined for a bare id (the stack's region). */
+  region: string | undefined;
+  /** An ARN's partition (`aws`, `aws-cn`, …); undefined for ids and URLs. */
+  partition?: string | undefined;
+}
+
+/**
+ * One ALLOWED_WORKSPACES entry: a workspace id (`ws-…`, in the stack's region), a workspace URL
+ * (`https://aps-workspaces.<region>.amazonaws.com/workspaces/ws-…/`) or a workspace ARN
+ * (`arn:<partition>:aps:<region>:<account>:workspace/ws-…`), the last two carrying their region.
+ * Undefined when the entry is none of these.
+ */
+export function parseWorkspaceEntry(entry: string): WorkspaceRef | undefined {
+  if (WORKSPACE_ID.test(entry)) return { id: entry, region: undefined };
+  const arn = WORKSPACE_ARN.exec(entry);
+  if (arn) return { id: arn[4] as string, region: arn[2], partition: arn[1] };
+  if (!/^https?:\/\//i.test(entry)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  const region = AMP_HOST.exec(url.hostname)?.[1];
+  const id = /^\/workspaces\/(ws-[A-Za-z0-9_-]{1,97})(?:\/|$)/.exec(url.pathname)?.[1];
+  return region === undefined || id === undefined ? undefined : { id, region };
+}
+
+/**
+ * The regions the configured workspaces live in, in order and without repeats: PROMETHEUS_URL's (from
+ * its host, when it is AMP's), then those of ALLOWED_WORKSPACES URLs and ARNs. Bare ids add none.
+ */
+export function configuredRegions(
+  prometheusUrl: string | undefined,
+  allowedWorkspaces: readonly string[] | undefined,
+): string[] {
+  const regions = [
+    ampRegionOfUrl(prometheusUrl),
+    ...(allowedWorkspaces ?? []).map((entry) => parseWorkspaceEntry(entry)?.region),
+  ];
+  return [...new Set(regions.filter((region): region is string => region !== undefined))];
+}
+
 export interface AccessSettings {
   /** `PROMETHEUS_URL`: when it names an AMP workspace, that workspace is the one the function may read. */
   prometheusUrl: string | undefined;
-  /** `ALLOWED_WORKSPACES`: more workspaces the function may read (it alone limits when the URL names none). */
+  /**
+   * `ALLOWED_WORKSPACES`: more workspaces the function may read (it alone limits when the URL names
+   * none), each an id, a workspace URL or a workspace ARN (see parseWorkspaceEntry).
+   */
   allowedWorkspaces?: readonly string[] | undefined;
+}
+
+/** Where a workspace the deployment names lives. */
+interface Placement {
+  /** Named by a bare id (or a URL whose host says no region): any region, the stack's by default. */
+  anyRegion: boolean;
+  /** The regions URLs and ARNs name for it, first named first. */
+  regions: string[];
+  /** The region a call naming no region uses; undefined: the stack's. */
+  home: string | undefined;
 }
 
 /**
  * Which workspaces a deployment may read. A `PROMETHEUS_URL` naming a workspace pins the function to
  * it, plus any `ALLOWED_WORKSPACES`; an allow-list alone limits it to the list. With neither (no URL,
  * or a plain Prometheus URL), any workspace the execution role can read is reachable.
+ *
+ * A workspace named by a URL (PROMETHEUS_URL's host, or an ALLOWED_WORKSPACES URL) or an ARN lives in
+ * that region: calls naming it and no region use it, and a call naming another region is refused. One
+ * named by a bare id is in the stack's region by default, and any region may be named for it (as before).
  */
 export class WorkspaceAccess {
   /** The workspace `PROMETHEUS_URL` names, if any. */
   readonly configuredId: string | undefined;
+  /** The region of PROMETHEUS_URL, from its host when it is AMP's (`aps-workspaces.<region>…`). */
+  readonly configuredRegion: string | undefined;
   /** The workspaces that may be read, configured one first; undefined when any may. */
   readonly allowed: readonly string[] | undefined;
   private readonly allowedSet: ReadonlySet<string> | undefined;
+  private readonly placements = new Map<string, Placement>();
 
   constructor(settings: AccessSettings) {
     this.configuredId = workspaceIdFromUrl(settings.prometheusUrl);
-    const ids = [
-      ...(this.configuredId === undefined ? [] : [this.configuredId]),
-      ...(settings.allowedWorkspaces ?? []),
+    this.configuredRegion = ampRegionOfUrl(settings.prometheusUrl);
+    const refs: WorkspaceRef[] = [
+      ...(this.configuredId === undefined ? [] : [{ id: this.configuredId, region: this.configuredRegion }]),
+      // An entry config did not check (a test's settings) is taken as an id, as before.
+      ...(settings.allowedWorkspaces ?? []).map(
+        (entry) => parseWorkspaceEntry(entry) ?? { id: entry, region: undefined },
+      ),
     ];
-    this.allowedSet = ids.length === 0 ? undefined : new Set(ids);
+    for (const { id, region } of refs) {
+      const placement = this.placements.get(id) ?? { anyRegion: false, regions: [], home: region };
+      if (region === undefined) placement.anyRegion = true;
+      else if (!placement.regions.includes(region)) placement.regions.push(region);
+      this.placements.set(id, placement);
+    }
+    this.allowedSet = refs.length === 0 ? undefined : new Set(refs.map((ref) => ref.id));
     this.allowed = this.allowedSet === undefined ? undefined : [...this.allowedSet];
   }
 
@@ -51,6 +151,29 @@ export class WorkspaceAccess {
     throw new ToolError(
       `Workspace ${workspaceId} is not one this deployment may read: it is limited to ${this.list()}.${omit} To read others, the deployer must add them to ALLOWED_WORKSPACES (the allowedWorkspaces parameter).`,
       "not_allowed",
+    );
+  }
+
+  /**
+   * The region of a workspace the configuration names by URL or ARN (the first such, PROMETHEUS_URL's
+   * first): where a call naming it and no region goes. Undefined for one named by a bare id first, or
+   * not named at all: the stack's region.
+   */
+  homeRegion(workspaceId: string): string | undefined {
+    return this.placements.get(workspaceId)?.home;
+  }
+
+  /**
+   * Refuses `region` for a workspace the configuration places elsewhere (by URL or ARN only): it lives
+   * in its region, and asking another would only find nothing. A bare id allows any region.
+   */
+  checkRegion(workspaceId: string, region: string): void {
+    const placement = this.placements.get(workspaceId);
+    if (placement === undefined || placement.anyRegion || placement.regions.includes(region)) return;
+    const where = placement.regions.join(" or ");
+    throw new ToolError(
+      `Workspace ${workspaceId} is in ${where} (this deployment's configuration names it by URL or ARN), not in ${region}. Omit region to use ${placement.regions[0]}.`,
+      "invalid_arguments",
     );
   }
 

@@ -1,6 +1,11 @@
 import { ToolError } from "../errors.js";
 import { MalformedJsonError } from "../json.js";
-import { AnswerFormatError, AnswerScanner, type AnswerScannerOptions } from "./answerStream.js";
+import {
+  AnswerFormatError,
+  AnswerLimitError,
+  AnswerScanner,
+  type AnswerScannerOptions,
+} from "./answerStream.js";
 
 /**
  * Receives one answer's `data` as it streams in: each element of its big array (`data.result` of a
@@ -71,10 +76,19 @@ export async function readAnswer<T>(
       if (head !== undefined && !isJsonLike(head)) {
         return { ok: false, body: new TextDecoder().decode(Buffer.concat(head)) };
       }
+      // Over a limit (nested thousands deep, an element of many MiB): no real answer is, so the upstream
+      // or something between is at fault; the caller is told which, never a stack.
+      if (error instanceof AnswerLimitError) {
+        throw new ToolError(`${answer} cannot be read: ${lowerFirst(error.message)}`);
+      }
       throw new ToolError(`${answer} is not valid JSON: ${error.message}`);
     }
     throw error;
   }
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 /** True when a body starts like a JSON object or array (after whitespace). */

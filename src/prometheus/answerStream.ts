@@ -1,9 +1,17 @@
 /**
  * The answer was not well-formed where the scanner relies on its structure, ended early, was not
- * valid JSON, or exceeded a size limit (the message names the limit and its value).
+ * valid JSON, or exceeded a limit (an {@link AnswerLimitError}).
  */
 export class AnswerFormatError extends Error {
   override name = "AnswerFormatError";
+}
+
+/**
+ * The answer exceeded one of the scanner's limits (size or nesting depth): it may well be valid JSON,
+ * but it is not read. The message names the limit and its value.
+ */
+export class AnswerLimitError extends AnswerFormatError {
+  override name = "AnswerLimitError";
 }
 
 /** Size limits of an {@link AnswerScanner}: what it may hold at once, whatever the answer's total size. */
@@ -12,6 +20,15 @@ export interface AnswerScannerOptions {
   maxElementBytes?: number;
   /** Largest skeleton, in bytes (default 1 MiB). Exceeding it throws AnswerFormatError. */
   maxSkeletonBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects, counted from the top of the answer and the same in the
+   * skeleton and inside elements (default 64). Exceeding it throws AnswerFormatError (an
+   * AnswerLimitError). Real answers nest at most about 9 deep (a range query's native histogram
+   * buckets; the groups, rules, alerts and labels of /api/v1/rules), and code downstream
+   * (JSON.stringify of a result) recurses once per level: an answer nested thousands deep would
+   * overflow the stack.
+   */
+  maxDepth?: number;
   /**
    * The key under `data` whose array is streamed when `data` is an object (default `result`, a query's;
    * `alerts` for /api/v1/alerts, `groups` for /api/v1/rules).
@@ -26,6 +43,8 @@ export interface AnswerScannerOptions {
 
 const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024;
 const DEFAULT_MAX_SKELETON_BYTES = 1024 * 1024;
+/** About seven times what real answers nest (see AnswerScannerOptions.maxDepth), far below any stack limit. */
+export const DEFAULT_MAX_DEPTH = 64;
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -104,6 +123,7 @@ const RESULT_VALUE = 2;
 export class AnswerScanner {
   private readonly maxElementBytes: number;
   private readonly maxSkeletonBytes: number;
+  private readonly maxDepth: number;
   private total = 0;
   private state = VALUE;
   /** The byte after a backslash that ended the previous chunk is skipped. */
@@ -125,6 +145,8 @@ export class AnswerScanner {
   /** Closers expected inside the current element, innermost last. */
   private closers: Uint8Array = new Uint8Array(64);
   private depth = 0;
+  /** The deepest `depth` an element may reach: maxDepth less the levels above the streamed array's elements. */
+  private elementMaxDepth = 0;
   /** Copies of the current element's bytes from earlier chunks, concatenated once at its end. */
   private readonly parts: Uint8Array[] = [];
   private partsBytes = 0;
@@ -142,6 +164,7 @@ export class AnswerScanner {
   ) {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES;
     this.maxSkeletonBytes = options.maxSkeletonBytes ?? DEFAULT_MAX_SKELETON_BYTES;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.streamedKey = options.streamedKey ?? "result";
     // A bare array's top-level `[` is the streamed array's.
     if (options.bare === true) this.role = RESULT_VALUE;
@@ -224,11 +247,13 @@ export class AnswerScanner {
           // The hot loop: nearly every byte of a large answer passes here.
           let depth = this.depth;
           let closers = this.closers;
+          const maxDepth = this.elementMaxDepth;
           element: for (; i < n; i++) {
             const c = buf[i] as number;
             const kind = STRUCTURE[c];
             if (kind === 0) continue;
             if (kind === OPEN) {
+              if (depth >= maxDepth) throw this.tooDeep(offset + i);
               if (depth === closers.length) closers = this.growClosers();
               closers[depth++] = c + 2; // `{` + 2 is `}`, `[` + 2 is `]`
             } else if (kind === STRING_START) {
@@ -314,6 +339,7 @@ export class AnswerScanner {
           }
           elementStart = i;
           if (c === LBRACE || c === LBRACKET) {
+            if (this.elementMaxDepth < 1) throw this.tooDeep(offset + i);
             this.closers[0] = c + 2;
             this.depth = 1;
             state = ELEMENT;
@@ -366,6 +392,9 @@ export class AnswerScanner {
           }
           const role = this.role;
           this.role = PLAIN;
+          if ((c === LBRACE || c === LBRACKET) && this.frames.length >= this.maxDepth) {
+            throw this.tooDeep(offset + i);
+          }
           if (c === LBRACE) {
             this.frames.push(
               this.frames.length === 0 ? TOP_OBJECT : role === DATA_VALUE ? DATA_OBJECT : OBJECT,
@@ -377,6 +406,8 @@ export class AnswerScanner {
               i++;
               this.keepSkeleton(buf, skeletonStart, i);
               skeletonStart = -1;
+              // The array is one level below the open frames, its elements' containers one more.
+              this.elementMaxDepth = this.maxDepth - this.frames.length - 1;
               state = ARRAY_START;
               break;
             }
@@ -484,7 +515,7 @@ export class AnswerScanner {
     if (end <= start) return;
     this.skeletonBytes += end - start;
     if (this.skeletonBytes > this.maxSkeletonBytes) {
-      throw new AnswerFormatError(
+      throw new AnswerLimitError(
         `The Prometheus answer outside its data array exceeds maxSkeletonBytes (${this.maxSkeletonBytes} bytes).`,
       );
     }
@@ -530,8 +561,14 @@ export class AnswerScanner {
   }
 
   private elementTooLarge(): AnswerFormatError {
-    return new AnswerFormatError(
+    return new AnswerLimitError(
       `An element of the Prometheus answer's data array exceeds maxElementBytes (${this.maxElementBytes} bytes).`,
+    );
+  }
+
+  private tooDeep(position: number): AnswerFormatError {
+    return new AnswerLimitError(
+      `The answer nests arrays and objects more than maxDepth (${this.maxDepth} levels) deep, at byte ${position}.`,
     );
   }
 

@@ -12,7 +12,7 @@ export interface UpstreamSettings {
   defaultRegion: string;
   /** Override of the AMP control-plane endpoint (`AMP_ENDPOINT`). */
   ampEndpoint: string | undefined;
-  /** `ALLOWED_WORKSPACES`: workspace ids the function may read besides the one `prometheusUrl` names. */
+  /** `ALLOWED_WORKSPACES`: workspaces (ids, URLs or ARNs) the function may read besides the one `prometheusUrl` names. */
   allowedWorkspaces?: readonly string[] | undefined;
   /** `ALLOWED_REGIONS`: the only regions a call may use (undefined: any of the function's partition). */
   allowedRegions?: readonly string[] | undefined;

@@ -1,12 +1,18 @@
 import type { RequestContext } from "../context.js";
 import { ToolError } from "../errors.js";
-import { type AccessSettings, WorkspaceAccess, workspaceIdFromUrl } from "./access.js";
+import {
+  type AccessSettings,
+  ampRegionOfUrl,
+  configuredRegions,
+  WorkspaceAccess,
+  workspaceIdFromUrl,
+} from "./access.js";
 import type { AmpCallOptions, ControlPlane } from "./controlPlane.js";
 import { Memo } from "./memo.js";
 import { Regions } from "./regions.js";
 import { splitCredentials } from "./urls.js";
 
-export { workspaceIdFromUrl } from "./access.js";
+export { ampRegionOfUrl, workspaceIdFromUrl } from "./access.js";
 
 const WORKSPACE_REQUIRED_MESSAGE =
   "Workspace ID is required when no Prometheus URL is configured. Please use GetAvailableWorkspaces to list available workspaces and choose one.";
@@ -37,7 +43,10 @@ export interface TargetSettings extends AccessSettings {
   defaultRegion: string;
   /** `ALERTMANAGER_URL`: the Alertmanager of a plain Prometheus (AMP's is under the workspace URL). */
   alertmanagerUrl?: string | undefined;
-  /** The only regions a call may use; undefined: any region of the function's partition. */
+  /**
+   * `ALLOWED_REGIONS`: the only regions a call may use, with those of the workspaces named by URL or
+   * ARN (allowedRegionsOf); undefined: any region of the function's partition.
+   */
   allowedRegions?: readonly string[] | undefined;
 }
 
@@ -58,18 +67,54 @@ export function regionsFor(functionRegion: string): Regions {
   return regionsByFunctionRegion.get([functionRegion], () => new Regions(functionRegion));
 }
 
+/** The effective allowed regions per settings object (ALLOWED_REGIONS plus the configured workspaces'). */
+const allowedBySettings = new WeakMap<TargetSettings, readonly string[] | undefined>();
+
 /**
- * The region a call uses: its `region` argument, else the function's. A region outside the function's
- * AWS partition, or outside ALLOWED_REGIONS (the regions a deployment's role may call), is a ToolError
- * naming valid ones, before any client, signer or cache entry exists for it.
+ * The regions a call may use: ALLOWED_REGIONS (the regions a deployment's role may call), plus those of
+ * the workspaces its configuration names by URL or ARN (config adds them too; settings built elsewhere
+ * get them here); undefined: any region of the function's partition.
  */
-export function resolveRegion(region: string | null | undefined, settings: TargetSettings): string {
-  const chosen = regionsFor(settings.defaultRegion).check(region ?? settings.defaultRegion);
-  const allowed = settings.allowedRegions;
+export function allowedRegionsOf(settings: TargetSettings): readonly string[] | undefined {
+  if (settings.allowedRegions === undefined) return undefined;
+  let allowed = allowedBySettings.get(settings);
+  if (allowed === undefined) {
+    allowed = [
+      ...new Set([
+        ...settings.allowedRegions,
+        ...configuredRegions(settings.prometheusUrl, settings.allowedWorkspaces),
+      ]),
+    ];
+    allowedBySettings.set(settings, allowed);
+  }
+  return allowed;
+}
+
+/**
+ * The region a call that names none uses: PROMETHEUS_URL's when it is an AMP workspace URL (its host
+ * says where the workspace lives), else the function's.
+ */
+export function homeRegion(settings: TargetSettings): string {
+  return ampRegionOfUrl(settings.prometheusUrl) ?? settings.defaultRegion;
+}
+
+/**
+ * The region a call uses: its `region` argument, else `fallback` (by default homeRegion: the configured
+ * AMP URL's, else the function's). A region outside the function's AWS partition, or outside the allowed
+ * regions (ALLOWED_REGIONS and the configured workspaces' regions, the regions a deployment's role may
+ * call), is a ToolError naming valid ones, before any client, signer or cache entry exists for it.
+ */
+export function resolveRegion(
+  region: string | null | undefined,
+  settings: TargetSettings,
+  fallback: string = homeRegion(settings),
+): string {
+  const chosen = regionsFor(settings.defaultRegion).check(region ?? fallback);
+  const allowed = allowedRegionsOf(settings);
   if (allowed !== undefined && !allowed.includes(chosen)) {
     throw new ToolError(
       `Region "${chosen}" is not enabled for this deployment, which may use ${allowed.join(", ")} ` +
-        `(its \`regions\` parameter). Omit region to use ${settings.defaultRegion}, or ask whoever deploys it to add ${chosen}.`,
+        `(its \`regions\` parameter and its workspaces' regions). Omit region to use ${fallback}, or ask whoever deploys it to add ${chosen}.`,
       "not_allowed",
     );
   }
@@ -134,16 +179,43 @@ export class Workspaces {
    * available.
    */
   async find(request: TargetRequest, context: RequestContext): Promise<Target | undefined> {
-    if (request.workspaceId) this.access.check(request.workspaceId);
-    const region = resolveRegion(request.region, this.settings);
     if (request.workspaceId) {
-      const url = await this.endpoint(request.workspaceId, { region, profile: request.profile }, context);
+      const workspaceId = request.workspaceId;
+      this.access.check(workspaceId);
+      // A workspace the configuration names by URL or ARN is in that region; a bare id in the stack's.
+      const home = this.access.homeRegion(workspaceId) ?? this.settings.defaultRegion;
+      if (request.region) {
+        regionsFor(this.settings.defaultRegion).check(request.region);
+        this.access.checkRegion(workspaceId, request.region);
+      }
+      const region = resolveRegion(request.region, this.settings, home);
+      const url = await this.endpoint(workspaceId, { region, profile: request.profile }, context);
       return { ...located(url), region };
     }
     if (!this.settings.prometheusUrl) return undefined;
+    const region = this.configuredRegion(request.region);
     // Parsing a URL costs microseconds; the configured one is parsed once.
     this.configured ??= located(this.settings.prometheusUrl);
     return { ...this.configured, region };
+  }
+
+  /**
+   * The region of a call to the configured URL: an AMP URL's own (from its host), which a call naming
+   * another region cannot change (the workspace lives there: a ToolError); else the call's or the
+   * function's, as for any call.
+   */
+  private configuredRegion(asked: string | null | undefined): string {
+    const own = this.access.configuredRegion;
+    if (own !== undefined && asked && asked !== own) {
+      regionsFor(this.settings.defaultRegion).check(asked);
+      const which =
+        this.access.configuredId === undefined ? "an AMP URL" : `workspace ${this.access.configuredId}`;
+      throw new ToolError(
+        `The configured Prometheus URL is ${which} in ${own} (its host says so): a call without workspace_id goes there, so region "${asked}" cannot apply. Omit region (or pass ${own}); to query a workspace in ${asked}, pass its workspace_id with the region.`,
+        "invalid_arguments",
+      );
+    }
+    return resolveRegion(asked, this.settings, own ?? this.settings.defaultRegion);
   }
 
   /**

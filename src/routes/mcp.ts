@@ -33,6 +33,7 @@ import {
   type RuleSettings,
   refuseForeignOrigin,
   refuseLegacyVersion,
+  refuseMissingScope,
   refuseOversizeBody,
   refusePostHeaders,
 } from "../http/rules.js";
@@ -79,7 +80,9 @@ export async function handleMcp(
   const origin = request.headers.origin;
   const cors = corsHeaders(origin, origin === undefined || isOriginAllowed(origin, options.allowedOrigins));
   const sizeRefusal = request.method === "OPTIONS" ? undefined : refuseOversizeBody(request, options);
-  const refusal = sizeRefusal ?? refuseForeignOrigin(request, options);
+  // The token's scopes first, as API Gateway's authorizer checks them before anything reaches us.
+  const refusal =
+    refuseMissingScope(request, options) ?? sizeRefusal ?? refuseForeignOrigin(request, options);
   if (refusal) return { response: refuse(refusal, cors), methods: [] };
 
   if (request.method === "OPTIONS") return { response: preflight(cors), methods: [] };

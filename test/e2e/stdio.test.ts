@@ -92,6 +92,104 @@ function runServer(settings: Record<string, string>, messages?: object[]): Promi
   });
 }
 
+interface Reply {
+  jsonrpc: string;
+  id: number | string | null;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+/** A running bin, driven line by line: its replies are read as they come. */
+interface Session {
+  /** Writes to stdin, waiting while the pipe is full. */
+  write(data: string | Buffer): Promise<void>;
+  /** The first reply under `id`, waited for. */
+  reply(id: number | string): Promise<Reply>;
+  /** Every reply so far, in order. */
+  replies: Reply[];
+  stderr(): string;
+  /** Closes stdin and waits for the process to exit. */
+  end(): Promise<Exited>;
+}
+
+function startSession(settings: Record<string, string>): Session {
+  const child = spawn(process.execPath, [BIN], { env: childEnv(settings), stdio: ["pipe", "pipe", "pipe"] });
+  const replies: Reply[] = [];
+  const waiters: Array<() => void> = [];
+  let stdout = "";
+  let partial = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    stdout += chunk;
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop() as string;
+    for (const line of lines) replies.push(JSON.parse(line) as Reply);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<Exited>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  return {
+    replies,
+    stderr: () => stderr,
+    write: (data) =>
+      new Promise((resolve, reject) =>
+        child.stdin.write(data, (error) => (error ? reject(error) : resolve())),
+      ),
+    async reply(id) {
+      for (;;) {
+        const found = replies.find((reply) => reply.id === id);
+        if (found !== undefined) return found;
+        if (child.exitCode !== null) throw new Error(`the stdio server exited without answering ${id}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    async end() {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** A line for each message. */
+function lines(...messages: object[]): string {
+  return messages.map((message) => `${JSON.stringify(message)}\n`).join("");
+}
+
+/** The log lines on stderr, each JSON. */
+function logLines(stderr: string): Array<Record<string, unknown>> {
+  return stderr
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A stack trace, raw or inside a JSON string. */
+const STACK_TRACE = /(\n|\\n)\s+at /;
+
+/** `bytes` bytes that look random, the same each run. */
+function noise(bytes: number, seed: number): Buffer {
+  const buffer = Buffer.alloc(bytes);
+  let state = seed >>> 0 || 1;
+  for (let i = 0; i < bytes; i += 1) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    buffer[i] = state & 0xff;
+  }
+  return buffer;
+}
+
 const INITIALIZE = {
   jsonrpc: "2.0",
   id: 1,
@@ -147,6 +245,157 @@ describe("stdio entry: settings", () => {
       );
     },
   );
+});
+
+describe("stdio entry: bad input is answered, logged in one short line, and the server goes on", () => {
+  const settings = { PROMETHEUS_URL: "http://127.0.0.1:1", PROMETHEUS_AUTH: "none" };
+
+  it("answers a line over 10 MiB -32700 (id null), then the next request, and serves until stdin closes", async () => {
+    const session = startSession(settings);
+    await session.write(lines(INITIALIZE, INITIALIZED));
+    expect((await session.reply(1)).result).toBeDefined();
+
+    const head =
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ExecuteQuery","arguments":{"query":"';
+    const big = `${head}${"a".repeat(11 * 1024 * 1024)}"}}}`;
+    await session.write(`${big}\n`);
+    await session.write(lines({ jsonrpc: "2.0", id: 3, method: "tools/list" }));
+    const listed = await session.reply(3);
+    expect((listed.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+
+    // Still serving: a later request is answered too.
+    await session.write(lines({ jsonrpc: "2.0", id: 4, method: "ping" }));
+    expect(await session.reply(4)).toStrictEqual({ jsonrpc: "2.0", id: 4, result: {} });
+
+    const run = await session.end();
+    expect(run.code, run.stderr).toBe(0);
+    expect(session.replies.map((reply) => reply.id)).toStrictEqual([1, null, 3, 4]);
+    expect(session.replies[1]).toStrictEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32700,
+        message: `Parse error: the line of ${big.length} bytes is over the limit of 10485760 bytes and was dropped`,
+      },
+    });
+    const warnings = logLines(run.stderr).filter((log) => log.level === "WARN");
+    expect(warnings).toStrictEqual([
+      expect.objectContaining({
+        message: "stdin line answered with an error",
+        reason: "too long",
+        bytes: big.length,
+        prefix: `${head.slice(0, 32)}…`,
+        code: -32700,
+      }),
+    ]);
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    expect(run.stderr.length).toBeLessThan(2_048);
+  });
+
+  it("answers every line of 2 MB of random bytes with an error and the request after them, its log bounded", async () => {
+    const junk = noise(2_000_000, 8);
+    const session = startSession(settings);
+    await session.write(lines(INITIALIZE, INITIALIZED));
+    await session.write(junk);
+    await session.write(`\n${lines({ jsonrpc: "2.0", id: 2, method: "tools/list" })}`);
+    expect(((await session.reply(2)).result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+    const run = await session.end();
+    expect(run.code, run.stderr.slice(0, 2_000)).toBe(0);
+
+    // One error per line that is not blank (a \r before the newline dropped, as the transport does).
+    const expectedErrors = junk
+      .toString("latin1")
+      .split("\n")
+      .filter((line) => !/^[ \t\r]*$/.test(line)).length;
+    expect(expectedErrors).toBeGreaterThan(5_000);
+    const errors = session.replies.filter((reply) => reply.error !== undefined);
+    expect(errors).toHaveLength(expectedErrors);
+    for (const reply of errors) {
+      expect(reply.id).toBeNull();
+      expect([-32700, -32600]).toContain(reply.error?.code);
+    }
+    expect(
+      session.replies.filter((reply) => reply.result !== undefined).map((reply) => reply.id),
+    ).toStrictEqual([1, 2]);
+
+    // At most 10 lines a second and a count of the rest, each line short and without a stack trace.
+    expect(run.stderr.length).toBeLessThan(64 * 1024);
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    const logs = logLines(run.stderr);
+    const warnings = logs.filter((log) => log.level === "WARN");
+    for (const line of run.stderr.split("\n")) expect(line.length).toBeLessThan(1_024);
+    const counted = warnings
+      .filter((log) => log.message === "more bad input, not logged one by one")
+      .reduce((sum, log) => sum + (log.count as number), 0);
+    const logged = warnings.filter((log) => log.message === "stdin line answered with an error").length;
+    expect(logged).toBeGreaterThan(0);
+    expect(logged + counted).toBe(expectedErrors);
+  });
+
+  it("answers a line that is not JSON -32700 and JSON that is not JSON-RPC -32600, each once; skips blank lines", async () => {
+    const session = startSession({ ...settings, LOG_LEVEL: "WARN" });
+    await session.write(
+      [
+        JSON.stringify(INITIALIZE),
+        "hello",
+        '{"jsonrpc":"2.0","id":2,"method":"tools/list"',
+        "[1,2]",
+        '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}',
+        "",
+        "  \r",
+        // The last line has no newline: the end of stdin ends it.
+        '{"jsonrpc":"2.0","id":4,"method":"ping"}',
+      ].join("\n"),
+    );
+    const run = await session.end();
+    expect(run.code, run.stderr).toBe(0);
+    const byId = (id: Reply["id"]) => session.replies.filter((reply) => reply.id === id);
+    expect(session.replies).toHaveLength(6);
+    expect(byId(1)[0]?.result).toBeDefined();
+    expect(byId(null).map((reply) => reply.error?.code)).toStrictEqual([-32700, -32700, -32600]);
+    expect(byId(3)).toStrictEqual([
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        error: {
+          code: -32600,
+          message: "Invalid Request: not a JSON-RPC 2.0 request, notification or response",
+        },
+      },
+    ]);
+    expect(byId(4)).toStrictEqual([{ jsonrpc: "2.0", id: 4, result: {} }]);
+
+    const warnings = logLines(run.stderr).filter((log) => log.level === "WARN");
+    expect(warnings.map((log) => [log.reason, log.bytes, log.code])).toStrictEqual([
+      ["not JSON", 5, -32700],
+      ["not JSON", 45, -32700],
+      ["not JSON-RPC", 5, -32600],
+      ["not JSON-RPC", 59, -32600],
+    ]);
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+  });
+});
+
+describe("stdio entry: protocol errors caused by the client", () => {
+  it("logs responses to no request in short lines, at most 10 a second and a count, without stacks", async () => {
+    const session = startSession({ PROMETHEUS_URL: "http://127.0.0.1:1", PROMETHEUS_AUTH: "none" });
+    const stray = { jsonrpc: "2.0", id: 99, result: { padding: "x".repeat(5_000) } };
+    await session.write(lines(...Array.from({ length: 2_000 }, () => stray)));
+    const run = await session.end();
+    expect(run.code, run.stderr.slice(0, 2_000)).toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    expect(run.stderr.length).toBeLessThan(16 * 1024);
+    const warnings = logLines(run.stderr).filter((log) => log.level === "WARN");
+    const logged = warnings.filter((log) => log.message === "stdio protocol error");
+    const counted = warnings
+      .filter((log) => log.message === "more bad input, not logged one by one")
+      .reduce((sum, log) => sum + (log.count as number), 0);
+    expect(logged.length + counted).toBe(2_000);
+    expect(logged[0]?.error).toMatch(
+      /^Received a response for an unknown message ID: .*… \(\d+ characters\)$/,
+    );
+  });
 });
 
 describe.skipIf(!prometheusAvailable())("stdio entry against a real Prometheus", () => {

@@ -178,10 +178,36 @@ const deep = fc
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Integers beyond 2^53 - 1 in magnitude, as JSON text: JSON.parse cannot hold them exactly (9007199254740993
+ * reads as 9007199254740992), so an id among them must come back exactly as sent, or be refused with id null.
+ */
+export const unsafeIntegerId: fc.Arbitrary<RawJson> = fc
+  .oneof(
+    fc.constantFrom(
+      "9007199254740992",
+      "9007199254740993",
+      "-9007199254740993",
+      "9007199254740993.0",
+      "90071992547409930e-1",
+      "1e20",
+      "18446744073709551615",
+    ),
+    fc.bigInt({ min: MAX_SAFE + 1n, max: MAX_SAFE + 20n }).map(String),
+    fc
+      .bigInt({ min: -(2n ** 80n), max: 2n ** 80n })
+      .filter((n) => n > MAX_SAFE || n < -MAX_SAFE)
+      .map(String),
+  )
+  .map((literal) => new RawJson(literal));
+
 export const requestId: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: -5, max: 50 }) },
   { weight: 3, arbitrary: text(12) },
   { weight: 2, arbitrary: rawNumber },
+  { weight: 1, arbitrary: unsafeIntegerId },
   {
     weight: 1,
     arbitrary: fc.constantFrom<unknown>(null, true, false, {}, [], [1], { a: 1 }, 2 ** 53, -(2 ** 53)),
@@ -232,12 +258,24 @@ const jsonrpcVersion = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<unknown>(undefined, "1.0", 2, null, "2.0 ", ["2.0"]) },
 );
 
+/** The Python server's five tools (the ones served under PYTHON_COMPAT). */
 const TOOL_NAMES = [
   "ExecuteQuery",
   "ExecuteRangeQuery",
   "ListMetrics",
   "GetServerInfo",
   "GetAvailableWorkspaces",
+];
+
+/** The other tools: discovery and alerting (lists of labels, series, metadata, alerts, rules, silences). */
+const MORE_TOOL_NAMES = [
+  "ListLabels",
+  "ListLabelValues",
+  "FindSeries",
+  "GetMetricMetadata",
+  "ListAlerts",
+  "ListRules",
+  "ListSilences",
 ];
 
 const promql = fc.oneof(
@@ -284,6 +322,7 @@ const workspaceId: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(
     "ws-fuzz-active",
     "ws-fuzz-creating",
+    "ws-fuzz-hostile",
     "ws-00000000-0000-0000-0000-000000000000",
     "ws-",
     "ws-../../etc",
@@ -307,10 +346,29 @@ const validArguments: fc.Arbitrary<unknown> = fc.oneof(
     step: fc.constantFrom("15s", "1m", "60"),
   }),
   fc.record(
-    { workspace_id: fc.constantFrom("ws-fuzz-active", "ws-fuzz-creating"), region: fc.constant("us-east-1") },
+    {
+      workspace_id: fc.constantFrom("ws-fuzz-active", "ws-fuzz-creating", "ws-fuzz-hostile"),
+      region: fc.constant("us-east-1"),
+    },
     { requiredKeys: [] },
   ),
   fc.record({ limit: fc.integer({ min: 0, max: 50 }) }, { requiredKeys: [] }),
+  // The discovery and alerting tools' own arguments.
+  fc.record(
+    {
+      label: fc.constantFrom("job", "__name__", "instance", "le"),
+      metric: fc.constantFrom("up", "node_load1", "http_requests_total"),
+      match: fc.oneof(
+        fc.constantFrom('{job="node"}', "up", '{__name__=~".+"}', 'alertname="HighErrorRate"'),
+        promql,
+      ),
+      state: fc.constantFrom("firing", "pending", "active", "expired"),
+      type: fc.constantFrom("alert", "record"),
+      workspace_id: fc.constantFrom("ws-fuzz-active", "ws-fuzz-hostile"),
+      limit: fc.integer({ min: 0, max: 50 }),
+    },
+    { requiredKeys: [] },
+  ),
 );
 const toolArguments: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 8, arbitrary: validArguments },
@@ -380,6 +438,7 @@ const paramsByMethod: Record<string, fc.Arbitrary<unknown>> = {
       {
         name: fc.oneof(
           { weight: 8, arbitrary: fc.constantFrom(...TOOL_NAMES) },
+          { weight: 3, arbitrary: fc.constantFrom(...MORE_TOOL_NAMES) },
           { weight: 1, arbitrary: text(16) },
           { weight: 1, arbitrary: json },
         ),
@@ -495,6 +554,33 @@ const bigBatch: fc.Arbitrary<unknown> = fc
     ),
   );
 
+/**
+ * Requests whose ids JSON.parse reads as one number (2^53 + 1 and 2^53 both read as 2^53), with a
+ * request at the largest safe id: every answer carries its request's id exactly, or null.
+ */
+const unsafeIdBatch: fc.Arbitrary<unknown> = fc
+  .tuple(
+    fc.constantFrom(
+      ["9007199254740993", "9007199254740992"],
+      ["-9007199254740993", "-9007199254740992"],
+      ["18014398509481985", "18014398509481984", "18014398509481986"],
+    ),
+    fc.constantFrom("ping", "tools/list", "bogus/method"),
+    fc.boolean(),
+    fc.boolean(),
+  )
+  .map(([ids, method, reversed, single]) => {
+    const all = [...(reversed ? [...ids].reverse() : ids), "9007199254740991"].map(
+      (id) =>
+        new Members([
+          ["jsonrpc", "2.0"],
+          ["id", new RawJson(id)],
+          ["method", method],
+        ]),
+    );
+    return single ? all[0] : all;
+  });
+
 /** About a megabyte of notifications (the security review's log-flooding batch). */
 const megabyteOfNotifications: fc.Arbitrary<unknown> = fc.constantFrom(1_000_000, 1_048_000).map((bytes) => {
   const one = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}';
@@ -508,6 +594,7 @@ export const payload: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 40, arbitrary: message },
   { weight: 16, arbitrary: batch },
   { weight: 2, arbitrary: bigBatch },
+  { weight: 1, arbitrary: unsafeIdBatch },
   { weight: 2, arbitrary: json },
   { weight: 2, arbitrary: deep },
   { weight: 1, arbitrary: megabyteOfNotifications },
@@ -1576,6 +1663,64 @@ const arbitraryEvent: fc.Arbitrary<FuzzEvent> = fc
     remainingMs,
   )
   .map(([event, remaining]) => ({ shape: "arbitrary" as const, event, remainingMs: remaining, mutated: [] }));
+
+/** A well-formed tools/call of any tool, its arguments mostly valid: what reaches Prometheus. */
+const toolCallMessage: fc.Arbitrary<Members> = fc
+  .record({
+    name: fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom(...TOOL_NAMES) },
+      { weight: 1, arbitrary: fc.constantFrom(...MORE_TOOL_NAMES) },
+    ),
+    arguments: fc.oneof(
+      { weight: 31, arbitrary: validArguments },
+      { weight: 8, arbitrary: toolArguments },
+      // A query naming what the stand-in Prometheus does (test/fuzz/upstream.ts, hostileUpstream.ts):
+      // `hang` is an answer that never ends, the rest cheap (not the retried `drop` and `boom`).
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          query: fc.constantFrom("hang", "junk", "wide", "slow").map((word) => `${word}_metric`),
+        }),
+      },
+    ),
+    id: fc.oneof(fc.integer({ min: 1, max: 1_000 }), text(8)),
+  })
+  .map(
+    ({ name, arguments: args, id }) =>
+      new Members([
+        ["jsonrpc", "2.0"],
+        ["id", id],
+        ["method", "tools/call"],
+        ["params", { name, arguments: args }],
+      ]),
+  );
+
+/**
+ * A well-formed POST to /mcp (or direct invocation) of one tools/call, or a batch of two or three, with
+ * no session (a configuration whose sessions are optional serves it): for a configuration that tests
+ * what the tools make of their upstream's answers.
+ */
+export const toolCallEvent: fc.Arbitrary<FuzzEvent> = fc
+  .record({
+    shape: fc.constantFrom<"v2" | "v1" | "url" | "direct">("v2", "v1", "url", "direct"),
+    calls: fc.array(toolCallMessage, { minLength: 1, maxLength: 3 }),
+    requestId: fc.uuid(),
+    remainingMs,
+  })
+  .map(({ shape, calls, requestId, remainingMs: remaining }): FuzzEvent => {
+    const body = jsonText(calls.length === 1 ? calls[0] : calls);
+    if (shape === "direct") return { shape, event: JSON.parse(body), remainingMs: remaining, mutated: [] };
+    const pairs: HeaderPair[] = [
+      ["content-type", "application/json"],
+      ["accept", "application/json, text/event-stream"],
+    ];
+    const spec = { jwt: false, requestId };
+    const event =
+      shape === "v1"
+        ? restApiEvent("POST", "/mcp", pairs, body, false, undefined, spec)
+        : httpApiEvent(shape, "POST", "/mcp", pairs, body, false, undefined, spec);
+    return { shape, event, remainingMs: remaining, mutated: [] };
+  });
 
 /** Any event, of any shape. */
 export function fuzzEvent(pool: SessionPool): fc.Arbitrary<FuzzEvent> {

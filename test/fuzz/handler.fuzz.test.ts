@@ -7,8 +7,14 @@ import { type FuzzUpstream, startFuzzUpstream } from "./upstream.js";
 
 /**
  * The whole handler under fast-check (as Middy keeps `index.fuzz.js` beside its code): every event
- * shape, hostile values, random JSON-RPC, random remaining time, three configurations, the memory and
- * the DynamoDB session store. Invariants: test/fuzz/oracle.ts.
+ * shape, hostile values, random JSON-RPC (ids beyond 2^53 among them), random remaining time, four
+ * configurations, the memory and the DynamoDB session store. Invariants: test/fuzz/oracle.ts.
+ *
+ * The fourth configuration's Prometheus and Alertmanager are hostile (test/fuzz/hostileUpstream.ts):
+ * answers nested thousands deep, label sets of thousands of labels and values of 200 KB, answers cut
+ * short (cleanly or by a dropped connection), and answers that never end (a slow drip, a complete answer
+ * never closed, an endless flood); every tool call must still be answered in time, without a fault.
+ * The other configurations reach it too, as the workspace `ws-fuzz-hostile`.
  *
  * `npm test` runs FUZZ_RUNS=20000 cases, about 24,000 events (fixed seeds, printed); `npm run fuzz`
  * runs 100,000 cases.
@@ -38,7 +44,7 @@ const LOGS = { LOG_LEVEL: "INFO", AWS_REGION: REGION };
 
 const PLANS: Planned[] = [
   {
-    share: 0.4,
+    share: 0.375,
     config: ({ upstream }) => ({
       name: "default",
       pythonCompat: false,
@@ -47,7 +53,7 @@ const PLANS: Planned[] = [
     }),
   },
   {
-    share: 0.3,
+    share: 0.275,
     config: ({ upstream, dynalite }) => ({
       name: "compat-required-dynamodb",
       pythonCompat: true,
@@ -64,7 +70,7 @@ const PLANS: Planned[] = [
     }),
   },
   {
-    share: 0.3,
+    share: 0.25,
     config: ({ upstream, refused }) => ({
       name: "sessions-off-any-origin",
       pythonCompat: false,
@@ -77,6 +83,22 @@ const PLANS: Planned[] = [
         PROMETHEUS_AUTH: "none",
         AMP_ENDPOINT: upstream.ampUrl,
         AWS_LAMBDA_FUNCTION_NAME: "prometheus-mcp-lambda-fuzz",
+      },
+    }),
+  },
+  {
+    share: 0.1,
+    config: ({ upstream }) => ({
+      name: "hostile-upstream",
+      pythonCompat: false,
+      sessions: "optional",
+      toolCallShare: 0.5,
+      env: {
+        ...LOGS,
+        PROMETHEUS_URL: upstream.hostile.url,
+        PROMETHEUS_AUTH: "none",
+        ALERTMANAGER_URL: `${upstream.hostile.url}/alertmanager`,
+        AMP_ENDPOINT: upstream.ampUrl,
       },
     }),
   },
@@ -118,6 +140,9 @@ describe("fuzz: the whole handler", () => {
         });
         const replay = `FUZZ_CONFIG=${config.name} FUZZ_SEED=${SEED}`;
         console.log(formatReport(report, replay));
+        console.log(
+          `  hostile upstream's answers so far: ${JSON.stringify(dependencies.upstream.hostile.answered)}`,
+        );
         expect(report.findings.map((finding) => finding.problem)).toStrictEqual([]);
       },
       runs * MS_PER_CASE_BUDGET + 120_000,

@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { lambdaContext } from "../helpers/events.js";
 import type { Handler } from "../helpers/handler.js";
-import { type FuzzEvent, fuzzEvent, type PooledSession, type SessionPool } from "./arbitraries.js";
+import {
+  type FuzzEvent,
+  fuzzEvent,
+  type PooledSession,
+  type SessionPool,
+  toolCallEvent,
+} from "./arbitraries.js";
 import {
   check,
   describe,
@@ -18,6 +24,11 @@ export interface FuzzConfig extends FuzzSettings {
   /** The function's environment (LOG_LEVEL INFO: the log lines are checked too). */
   env: Record<string, string>;
   sessions: "optional" | "required" | "off";
+  /**
+   * Share of events that are well-formed tool calls (toolCallEvent), the rest any event (default 0):
+   * for a configuration about what the tools make of their upstream.
+   */
+  toolCallShare?: number;
 }
 
 /** What a run found: problems grouped by kind, each with its first event and where fast-check made it. */
@@ -197,8 +208,17 @@ function withHangBounded(input: FuzzEvent): FuzzEvent {
 }
 
 /** Mostly one event; one case in ten, two to four events run at once against the same handler. */
-function fuzzCase(pool: SessionPool): fc.Arbitrary<FuzzEvent[]> {
-  const event = fuzzEvent(pool).map(withHangBounded);
+function fuzzCase(pool: SessionPool, toolCallShare = 0): fc.Arbitrary<FuzzEvent[]> {
+  const anyEvent = fuzzEvent(pool);
+  const percent = Math.round(toolCallShare * 100);
+  const event = (
+    percent <= 0
+      ? anyEvent
+      : fc.oneof(
+          { weight: 100 - percent, arbitrary: anyEvent },
+          { weight: percent, arbitrary: toolCallEvent },
+        )
+  ).map(withHangBounded);
   return fc.oneof(
     { weight: 9, arbitrary: event.map((input) => [input]) },
     { weight: 1, arbitrary: fc.array(event, { minLength: 2, maxLength: 4 }) },
@@ -223,7 +243,7 @@ export async function fuzz(
   const statuses: Record<string, number> = {};
   const reasons = new Map<string, number>();
   const replayed: NonNullable<FuzzReport["replayed"]> = [];
-  const arbitrary = fuzzCase(pool);
+  const arbitrary = fuzzCase(pool, config.toolCallShare);
   let index = 0;
   let events = 0;
   let concurrent = 0;

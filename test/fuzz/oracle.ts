@@ -251,7 +251,9 @@ export type ModernExpectation =
       requested?: string;
       traceId?: string;
     }
-  | { kind: "served"; method: string; id: unknown; traceId: string | undefined };
+  | { kind: "served"; method: string; id: unknown; traceId: string | undefined }
+  /** Any one of `options` (a request whose id is an integer beyond 2^53 - 1: see expectModern). */
+  | { kind: "either"; why: string; options: ModernExpectation[] };
 
 /** How the server must serve an event: `none` for what no JSON-RPC rule applies to (GET, /health…). */
 export type Traffic =
@@ -329,7 +331,7 @@ function claimsModernEraAnywhere(payload: unknown): boolean {
 export function trafficOf(event: unknown): Traffic {
   if (!isHttpShaped(event)) {
     return claimsModernEraAnywhere(event)
-      ? { era: "modern", expected: expectModern(event, undefined) }
+      ? { era: "modern", expected: expectModern(event, undefined, event) }
       : { era: "legacy" };
   }
   const request = readHttp(event);
@@ -342,13 +344,13 @@ export function trafficOf(event: unknown): Traffic {
     parsed = false;
   }
   const rawVersion = request.headers["mcp-protocol-version"];
-  const version = rawVersion === undefined || rawVersion.trim() === "" ? undefined : rawVersion.trim();
+  const version = rawVersion === undefined || ows(rawVersion) === "" ? undefined : ows(rawVersion);
   const modernHeader = version !== undefined && MODERN_VERSIONS.includes(version);
   if (modernHeader || (parsed && claimsModernEraAnywhere(payload))) {
     return {
       era: "modern",
       expected: parsed
-        ? expectModern(payload, request.headers)
+        ? expectModern(payload, request.headers, parseExact(request.body))
         : { kind: "refused", status: 400, code: -32700, id: null, why: "a body that is not JSON" },
     };
   }
@@ -389,7 +391,7 @@ function classifyMessage(value: unknown): Classified {
  * `=?base64?…?=` sentinel (where allowed) decoded as base64 UTF-8; undefined when malformed.
  */
 function meantHeaderValue(raw: string, sentinel: boolean): string | undefined {
-  const value = raw.trim();
+  const value = ows(raw);
   if (!/^[\x20-\x7E\t]*$/.test(value)) return undefined;
   const prefix = "=?base64?";
   const suffix = "?=";
@@ -459,9 +461,18 @@ function headerMismatch(
  * What 2026-07-28 answers `payload`, checked in this order: one message (a batch, anything but a
  * request: -32600, a notification: accepted), the claimed version against MCP-Protocol-Version
  * (-32020) and against the versions served (-32022), the envelope (-32602), Mcp-Method and Mcp-Name
- * (-32020), the method (404 -32601). `headers` is undefined for a direct invocation.
+ * (-32020), the method (404 -32601). `headers` is undefined for a direct invocation. `exact` is the
+ * payload as parseExact reads it (for a direct invocation, the payload itself).
+ *
+ * A message whose id is an integer beyond 2^53 - 1 in magnitude (JSON.parse cannot hold it exactly:
+ * 9007199254740993 reads as 9007199254740992) may be refused -32600 with id null, or have its id echoed
+ * exactly (refused -32600, or served as any other id would be); never answered with another id.
  */
-function expectModern(payload: unknown, headers: Record<string, string> | undefined): ModernExpectation {
+function expectModern(
+  payload: unknown,
+  headers: Record<string, string> | undefined,
+  exact: unknown,
+): ModernExpectation {
   const refused = (status: number, code: number, id: unknown, why: string): ModernExpectation => ({
     kind: "refused",
     status,
@@ -469,6 +480,23 @@ function expectModern(payload: unknown, headers: Record<string, string> | undefi
     id,
     why,
   });
+  const exactId =
+    isObject(payload) && Object.hasOwn(payload, "id") ? unsafeIntegerOf(own(exact, "id")) : undefined;
+  if (exactId !== undefined) {
+    // The same message with the id as the string standing for it, so that it is judged as any other id.
+    const standIn = { ...(payload as Json), id: exactId };
+    const why = "an id beyond 2^53 - 1";
+    return {
+      kind: "either",
+      why,
+      options: [
+        refused(400, -32600, null, `${why}, refused`),
+        refused(400, -32600, exactId, `${why}, refused with the id echoed exactly`),
+        // (Judged once: the stand-in's id is not looked at again.)
+        expectModern(standIn, headers, null),
+      ],
+    };
+  }
   if (Array.isArray(payload)) return refused(400, -32600, null, "a batch");
   const classified = classifyMessage(payload);
   if (classified.kind === "invalid") return refused(400, -32600, classified.id, "not a JSON-RPC message");
@@ -504,9 +532,38 @@ function describeExpected(expected: ModernExpectation): string {
     case "accepted":
       return "accepted (202, or null for a direct invocation)";
     case "refused":
-      return `${expected.status} ${expected.code} for ${expected.why} (id ${short(JSON.stringify(expected.id), 60)})`;
+      return `${expected.status} ${expected.code} for ${expected.why} (id ${short(describeId(expected.id), 60)})`;
     case "served":
-      return `a ${expected.method} reply (id ${short(JSON.stringify(expected.id), 60)})`;
+      return `a ${expected.method} reply (id ${short(describeId(expected.id), 60)})`;
+    case "either":
+      return expected.options.map(describeExpected).join(" or ");
+  }
+}
+
+/**
+ * The problems of an answer against what was due; for `either`, none when one option fits, else the
+ * first option's (the preferred answer).
+ */
+function againstExpected(expected: ModernExpectation, check: (one: ModernExpectation) => string[]): string[] {
+  if (expected.kind !== "either") return check(expected);
+  let first: string[] | undefined;
+  for (const option of expected.options) {
+    const problems = againstExpected(option, check);
+    if (problems.length === 0) return problems;
+    first ??= problems;
+  }
+  return (first ?? []).map((problem) => `${problem} (nor any of: ${describeExpected(expected)})`);
+}
+
+/** The trace ids the request line may log for what was due (undefined: none). */
+function dueTraceIds(expected: ModernExpectation): (string | undefined)[] {
+  switch (expected.kind) {
+    case "accepted":
+      return [undefined];
+    case "either":
+      return expected.options.flatMap(dueTraceIds);
+    default:
+      return [expected.traceId];
   }
 }
 
@@ -521,6 +578,9 @@ function isDeadlineAnswer(reply: unknown, status: number | undefined): boolean {
 
 /** A 2026-07-28 reply (an HTTP body, or a direct invocation's result) against what was due. */
 function checkModernReply(expected: ModernExpectation, reply: unknown, status: number | undefined): string[] {
+  if (expected.kind === "either") {
+    return againstExpected(expected, (one) => checkModernReply(one, reply, status));
+  }
   const at = status === undefined ? "direct" : `HTTP ${status}`;
   const got = short(describe(reply), 300);
   if (status !== undefined && REFUSED_BEFORE_THE_BODY.has(status)) {
@@ -545,7 +605,7 @@ function checkModernReply(expected: ModernExpectation, reply: unknown, status: n
       if (
         (status !== undefined && status !== expected.status) ||
         code !== expected.code ||
-        id !== expected.id
+        !sameId(id, expected.id)
       ) {
         problems.push(`modern: ${at} ${code} where ${describeExpected(expected)} was due: ${got}`);
       } else if (expected.requested !== undefined) {
@@ -557,7 +617,9 @@ function checkModernReply(expected: ModernExpectation, reply: unknown, status: n
       if (status !== undefined && status !== 200 && status !== 500) {
         problems.push(`modern: ${at} where ${describeExpected(expected)} was due: ${got}`);
       }
-      if (id !== expected.id) problems.push(`modern: a ${expected.method} reply with another id: ${got}`);
+      if (!sameId(id, expected.id)) {
+        problems.push(`modern: a ${expected.method} reply with another id: ${got}`);
+      }
       if (code === undefined) problems.push(...modernResultProblems(expected.method, own(reply, "result")));
       else if (NOT_FROM_A_SERVED_METHOD.includes(code) || expected.method === "server/discover") {
         problems.push(`modern: ${expected.method} answered ${at} with ${code}: ${got}`);
@@ -772,6 +834,9 @@ function checkModernHttp(
   body: string,
   contentType: string | undefined,
 ): string[] {
+  if (expected.kind === "either") {
+    return againstExpected(expected, (one) => checkModernHttp(one, status, headers, body, contentType));
+  }
   const problems: string[] = [];
   if (Object.keys(headers).some((name) => name.toLowerCase() === "mcp-session-id")) {
     problems.push(`session: a 2026-07-28 answer (HTTP ${status}) carries Mcp-Session-Id`);
@@ -806,7 +871,7 @@ function bodyShape(
   if (contentType !== "application/json") problems.push(`shape: Content-Type ${contentType} on ${status}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = parseExact(body);
   } catch {
     problems.push(`shape: body is not JSON: ${short(body)}`);
     return { problems };
@@ -841,13 +906,13 @@ function checkEraLogged(entry: Json, http: boolean, traffic: Traffic, refusedEar
   if (era === undefined && (http ? traffic.era === "modern" && !refusedEarly : due !== undefined)) {
     problems.push(`log: no era logged for ${traffic.era} traffic`);
   }
-  const trace =
-    traffic.era === "modern" && traffic.expected.kind !== "accepted" ? traffic.expected.traceId : undefined;
+  const traces = traffic.era === "modern" ? dueTraceIds(traffic.expected) : [undefined];
+  const trace = traces.find((id) => id !== undefined);
   const logged = entry.trace_id;
-  if (logged !== undefined && logged !== trace) {
+  if (logged !== undefined && !traces.includes(logged as string)) {
     problems.push(`log: trace id ${short(describe(logged), 60)} logged where ${trace ?? "none"} was due`);
   }
-  if (logged === undefined && trace !== undefined && !refusedEarly) {
+  if (logged === undefined && !traces.includes(undefined) && !refusedEarly) {
     problems.push(`log: the trace id of a well-formed traceparent (${trace}) was not logged`);
   }
   return problems;
@@ -866,13 +931,133 @@ function isRequestId(id: unknown): id is string | number {
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 }
 
-/** Every reply of a direct invocation carries the id of one of its requests (or null), with its type. */
+// ---------------------------------------------------------------------------------------------
+// Ids beyond 2^53. JSON.parse reads 9007199254740993 as 9007199254740992: an answer echoing the
+// latter for the former would pass a comparison of parsed values. The oracle reads JSON text with
+// parseExact instead, where such a number is a string holding its exact value, and compares ids by
+// idKey: exact values for numbers, whatever their spelling (1e20 and 100000000000000000000 are one id).
+
+/** Starts the string parseExact puts for an integer literal beyond 2^53 - 1; its exact decimal value follows. */
+const UNSAFE_INTEGER = "\u0000unsafe-integer:";
+
+/** The exact decimal value of a JSON number literal (no exponent, no trailing fraction zeros). */
+export function exactDecimal(literal: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
+  if (match === null) throw new Error(`not a JSON number: ${literal}`);
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] = match;
+  let digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  let integer: string;
+  let decimals: string;
+  if (point >= digits.length) {
+    digits += "0".repeat(point - digits.length);
+    integer = digits;
+    decimals = "";
+  } else if (point <= 0) {
+    integer = "0";
+    decimals = "0".repeat(-point) + digits;
+  } else {
+    integer = digits.slice(0, point);
+    decimals = digits.slice(point);
+  }
+  integer = integer.replace(/^0+(?=\d)/, "");
+  decimals = decimals.replace(/0+$/, "");
+  const body = decimals === "" ? integer : `${integer}.${decimals}`;
+  return /^[0.]+$/.test(body) ? "0" : sign + body;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+/**
+ * JSON.parse, except that a number literal JSON.parse would read as an integer beyond 2^53 - 1 in
+ * magnitude becomes the string UNSAFE_INTEGER + its exact decimal value (see unsafeIntegerOf). Throws
+ * where JSON.parse throws.
+ */
+export function parseExact(text: string): unknown {
+  // Such a literal has 16 digits in a row or an exponent.
+  if (!/\d{16}|\d[eE]/.test(text)) return JSON.parse(text);
+  let rewritten = "";
+  let copied = 0;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 0x22) break;
+        i += d === 0x5c ? 2 : 1;
+      }
+      i++;
+    } else if (c === 0x2d || isDigit(c)) {
+      const start = i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        // Digits, ".", "e", "E", "+", "-"
+        if (!(isDigit(d) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d)) break;
+        i++;
+      }
+      const literal = text.slice(start, i);
+      const value = Number(literal);
+      if (
+        Number.isInteger(value) &&
+        !Number.isSafeInteger(value) &&
+        /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(literal)
+      ) {
+        rewritten += text.slice(copied, start) + JSON.stringify(UNSAFE_INTEGER + exactDecimal(literal));
+        copied = i;
+      }
+    } else {
+      i++;
+    }
+  }
+  return JSON.parse(copied === 0 ? text : rewritten + text.slice(copied));
+}
+
+/** An id that is an integer beyond 2^53 - 1 in magnitude, as parseExact writes it; undefined for any other. */
+export function unsafeIntegerOf(id: unknown): string | undefined {
+  if (typeof id === "string") return id.startsWith(UNSAFE_INTEGER) ? id : undefined;
+  if (typeof id === "number" && Number.isInteger(id) && !Number.isSafeInteger(id)) {
+    return UNSAFE_INTEGER + BigInt(id).toString();
+  }
+  return undefined;
+}
+
+/** What an id is compared by: its type and exact value. */
+export function idKey(id: unknown): string {
+  if (typeof id === "string") {
+    return id.startsWith(UNSAFE_INTEGER) ? `number ${id.slice(UNSAFE_INTEGER.length)}` : `string ${id}`;
+  }
+  if (typeof id === "number") {
+    return Number.isInteger(id) ? `number ${BigInt(id).toString()}` : `number ${String(id)}`;
+  }
+  return id === null ? "null" : `other ${describe(id)}`;
+}
+
+/** The same id: a string for the same string, a number of the same exact value (as parseExact reads it). */
+export function sameId(a: unknown, b: unknown): boolean {
+  return idKey(a) === idKey(b);
+}
+
+/** An id for a report: an integer beyond 2^53 - 1 as its exact digits. */
+function describeId(id: unknown): string {
+  if (typeof id === "string" && id.startsWith(UNSAFE_INTEGER)) return id.slice(UNSAFE_INTEGER.length);
+  return JSON.stringify(id) ?? "undefined";
+}
+
+/**
+ * Every reply of a direct invocation carries the id of one of its requests (or null), with its type
+ * and exact value (see sameId), and no id is answered more often than the payload's messages carry it.
+ */
 function checkDirectIds(payload: unknown, result: unknown): string[] {
   const entries = Array.isArray(payload) ? payload : [payload];
-  const ids = new Set<unknown>();
+  const asked = new Map<string, number>();
   for (const entry of entries) {
     const id = own(entry, "id");
-    if (isRequestId(id)) ids.add(id);
+    if (isRequestId(id)) asked.set(idKey(id), (asked.get(idKey(id)) ?? 0) + 1);
   }
   const replies = Array.isArray(result)
     ? result
@@ -880,11 +1065,21 @@ function checkDirectIds(payload: unknown, result: unknown): string[] {
       ? [result]
       : [];
   const problems: string[] = [];
+  const answered = new Map<string, number>();
   for (const reply of replies) {
     const id = own(reply, "id");
-    if (id !== null && id !== undefined && !ids.has(id)) {
+    if (id === null || id === undefined) continue;
+    const key = idKey(id);
+    const times = (answered.get(key) ?? 0) + 1;
+    answered.set(key, times);
+    const carried = asked.get(key) ?? 0;
+    if (carried === 0) {
       problems.push(
-        `correlation: a reply with id ${short(JSON.stringify(id), 80)}, which no request of the payload has`,
+        `correlation: a reply with id ${short(describeId(id), 80)}, which no request of the payload has`,
+      );
+    } else if (times === carried + 1) {
+      problems.push(
+        `correlation: more than ${carried} replies with id ${short(describeId(id), 80)}, which ${carried} message(s) of the payload carry`,
       );
     }
   }
@@ -902,7 +1097,7 @@ function checkHttpIds(event: unknown, result: unknown): string[] {
   if (routeOf(pathOf(event)) !== "mcp") return [];
   const text = own(event, "isBase64Encoded") === true ? Buffer.from(body, "base64").toString("utf8") : body;
   try {
-    return checkDirectIds(JSON.parse(text), JSON.parse(answer));
+    return checkDirectIds(parseExact(text), parseExact(answer));
   } catch {
     return [];
   }
@@ -1030,4 +1225,9 @@ export function describe(value: unknown, max = 2_000): string {
   }
   if (out === undefined) out = typeof value;
   return out.length <= max ? out : `${out.slice(0, max)}…(${out.length} chars)`;
+}
+
+/** A header value without the spaces and tabs around it: the only whitespace RFC 9110 lets go (not NBSP, BOM). */
+function ows(value: string): string {
+  return value.replace(/^[ \t]+|[ \t]+$/g, "");
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import { closeServer, listenLoopback } from "../support/net.js";
+import { type HostileUpstream, startHostileUpstream } from "./hostileUpstream.js";
 
 /**
  * What the fuzzed tools talk to: a tiny Prometheus whose answer the query text chooses (so a seed
@@ -18,6 +19,9 @@ import { closeServer, listenLoopback } from "../support/net.js";
  * | `slow` | 200 after 150 ms |
  * | `hang` | nothing |
  * | anything else | 200, a vector of two samples |
+ *
+ * Beside it, the hostile Prometheus of test/fuzz/hostileUpstream.ts (deep nesting, huge label sets,
+ * truncated and never-ending answers), also reachable as the workspace `ws-fuzz-hostile`.
  */
 export const QUERY_BEHAVIOURS = ["boom", "bad", "junk", "drop", "wide", "slow", "hang"] as const;
 
@@ -26,7 +30,12 @@ export interface FuzzUpstream {
   prometheusUrl: string;
   /** The AMP control-plane fake (use as AMP_ENDPOINT). */
   ampUrl: string;
-  /** Workspace ids the fake knows: one ACTIVE (pointing at the tiny Prometheus), one CREATING. */
+  /** The hostile Prometheus and Alertmanager (test/fuzz/hostileUpstream.ts). */
+  hostile: HostileUpstream;
+  /**
+   * Workspace ids the fake knows: one ACTIVE pointing at the tiny Prometheus, one CREATING, one
+   * ACTIVE pointing at the hostile one.
+   */
   workspaceIds: readonly string[];
   close(): Promise<void>;
 }
@@ -51,25 +60,30 @@ export async function startFuzzUpstream(region: string): Promise<FuzzUpstream> {
     );
   });
   const prometheusUrl = await listenLoopback(prometheus);
+  let hostile: HostileUpstream | undefined;
   let amp: FakeAmp;
   try {
+    hostile = await startHostileUpstream();
     amp = await startFakeAmp({
       region,
       workspaces: [
         { workspaceId: "ws-fuzz-active", status: "ACTIVE", prometheusEndpoint: `${prometheusUrl}/` },
         { workspaceId: "ws-fuzz-creating", status: "CREATING" },
+        { workspaceId: "ws-fuzz-hostile", status: "ACTIVE", prometheusEndpoint: `${hostile.url}/` },
       ],
     });
   } catch (error) {
-    await closeServer(prometheus);
+    await Promise.all([closeServer(prometheus), hostile?.close()]);
     throw error;
   }
+  const started = hostile;
   return {
     prometheusUrl,
     ampUrl: amp.url,
-    workspaceIds: ["ws-fuzz-active", "ws-fuzz-creating"],
+    hostile: started,
+    workspaceIds: ["ws-fuzz-active", "ws-fuzz-creating", "ws-fuzz-hostile"],
     async close() {
-      await Promise.all([closeServer(prometheus), amp.close()]);
+      await Promise.all([closeServer(prometheus), started.close(), amp.close()]);
     },
   };
 }

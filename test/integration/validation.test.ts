@@ -17,6 +17,7 @@ import {
   ListSilences,
   tools,
 } from "../../tools/index.js";
+import { stepSeconds } from "../../tools/relativeTime.js";
 import type { Tool } from "../../tools/types.js";
 import { ToolError } from "../../tools/types.js";
 import { callTool, makeToolCall, toolError, validationErrors } from "../support/toolCall.js";
@@ -126,6 +127,27 @@ describe("input validation", () => {
     expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step })).toEqual([
       "step: step must be a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds",
     ]);
+  });
+
+  it("bounds step like the time arguments: at most 64 characters, never a number that is not finite", () => {
+    // The report: 200,000 digits parsed to Infinity and were sent upstream (and logged) whole.
+    const tooLong = [
+      "step: step must be at most 64 characters: a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds (e.g. 60)",
+    ];
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step: "1".repeat(200_000) })).toEqual(tooLong);
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step: `${"1".repeat(400)}s` })).toEqual(tooLong);
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step: "1".repeat(65) })).toEqual(tooLong);
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step: "1".repeat(64) })).toEqual([]);
+    expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step: `0.${"0".repeat(61)}1` })).toEqual([]);
+    for (const step of ["1e400", "1e3", "Infinity", "NaN", `0.${"0".repeat(62)}`]) {
+      expect(validationErrors(ExecuteRangeQuery, { ...RANGE, step }), step).toEqual([
+        "step: step must be a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds",
+      ]);
+    }
+    expect(stepSeconds("1".repeat(400))).toBeNaN();
+    expect(stepSeconds("1".repeat(200_000))).toBeNaN();
+    expect(stepSeconds("90")).toBe(90);
+    expect(stepSeconds("1m30s")).toBe(90);
   });
 
   it.each(["ws_123", "123", "ws-", "ws-a/b", "WS-abc", "ws-a b"])(

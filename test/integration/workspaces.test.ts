@@ -325,7 +325,7 @@ describe("GetAvailableWorkspaces and workspace resolution against a fake AMP con
       expect(error).toBeInstanceOf(ToolError);
       expect(error.message).toMatch(
         new RegExp(
-          `^Region "(ap-southeast-2|us-east-1)" is not enabled for this deployment, which may use ${REGION}, eu-west-1 \\(its \`regions\` parameter\\)\\. Omit region to use ${REGION}, or ask whoever deploys it to add \\1\\.$`,
+          `^Region "(ap-southeast-2|us-east-1)" is not enabled for this deployment, which may use ${REGION}, eu-west-1 \\(its \`regions\` parameter and its workspaces' regions\\)\\. Omit region to use ${REGION}, or ask whoever deploys it to add \\1\\.$`,
         ),
       );
     }

@@ -101,3 +101,69 @@ describe("id correlation", () => {
     },
   );
 });
+
+/** An id as a body carries it: its JSON text, and the id a reply must echo (undefined: it cannot be read). */
+interface WrittenId {
+  text: string;
+  echoed: string | number | undefined;
+}
+
+const safeInteger = fc.oneof(
+  fc.maxSafeInteger(),
+  fc.integer({ min: Number.MAX_SAFE_INTEGER - 20, max: Number.MAX_SAFE_INTEGER }),
+  fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MIN_SAFE_INTEGER + 20 }),
+);
+
+/** Integers past 2^53 - 1 (either sign), and number forms JSON.parse reads as such or as Infinity. */
+const unreadableId = fc.oneof(
+  fc
+    .tuple(fc.boolean(), fc.bigInt({ min: 2n ** 53n, max: 2n ** 53n + 100n }))
+    .map(([negative, n]) => `${negative ? "-" : ""}${n}`),
+  fc.bigInt({ min: 2n ** 53n, max: 10n ** 40n }).map(String),
+  fc.constantFrom("9007199254740992", "9007199254740993", "9.007199254740993e15", "1e300", "-1e400"),
+);
+
+const writtenId: fc.Arbitrary<WrittenId> = fc.oneof(
+  { weight: 3, arbitrary: safeInteger.map((n) => ({ text: String(n), echoed: n })) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }).map((s) => ({ text: JSON.stringify(s), echoed: s })) },
+  { weight: 3, arbitrary: unreadableId.map((text) => ({ text, echoed: undefined })) },
+);
+
+describe("ids beyond 2^53 among ordinary ones", () => {
+  test.prop([fc.array(writtenId, { minLength: 1, maxLength: 12 })], { numRuns: 80 })(
+    "a batch read from its JSON text: readable ids are echoed exactly, the others get -32600 with id null, and no id is shared",
+    async (ids) => {
+      const bridge = await Bridge.open(() => echoServer());
+      // Parsed from text, as the HTTP route does: JSON.parse rounds what it cannot hold.
+      const body = `[${ids
+        .map(
+          ({ text }, i) =>
+            `{"jsonrpc":"2.0","id":${text},"method":"tools/call","params":{"name":"echo","arguments":{"marker":"m${i}"}}}`,
+        )
+        .join(",")}]`;
+      const outcome = await dispatch(JSON.parse(body), {
+        context: testContext(10_000),
+        bridge: async () => bridge,
+      });
+      expect(outcome.kind).toBe("batch");
+      if (outcome.kind !== "batch") return;
+      expect(outcome.replies).toHaveLength(ids.length);
+      outcome.replies.forEach((reply, i) => {
+        const { echoed } = ids[i] as WrittenId;
+        if (echoed === undefined) {
+          expect(reply).toMatchObject({ id: null, error: { code: -32600 } });
+          return;
+        }
+        expect(reply.id).toStrictEqual(echoed);
+        expect("result" in reply && (reply.result.content as { text: string }[])[0]?.text).toBe(`m${i}`);
+      });
+      // Two replies share an id only where the caller sent that one id twice; none is a rounded one.
+      const sent = new Set(ids.flatMap(({ echoed }) => (echoed === undefined ? [] : [echoed])));
+      const replied = outcome.replies.map((reply) => reply.id).filter((id) => id !== null);
+      expect(new Set(replied)).toStrictEqual(sent);
+      for (const id of replied) expect(typeof id === "string" || Number.isSafeInteger(id)).toBe(true);
+      expect(bridge.inFlight).toBe(0);
+      await bridge.close();
+    },
+  );
+});

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
+import { callHttp, makeHandler } from "../helpers/handler.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
 import { cfnLint, cfnLintAvailable } from "./cfnLint.js";
 import { copyService, ROOT, runSls, type SlsRun } from "./sls.js";
@@ -457,12 +458,12 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
 });
 
 describe("serverless package --param=auth=jwt", () => {
-  it("puts a JWT authorizer on every /mcp route, none on /health and the resource metadata, which names the issuer; cfn-lint finds no error", async (context) => {
+  it("puts a JWT authorizer requiring the jwtScopes on every /mcp route, none on /health and the resource metadata, which names the issuer and those scopes; cfn-lint finds no error", async (context) => {
     const { run, dir } = await packageTo("package-jwt", [
       "auth=jwt",
       "jwtIssuer=https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI",
       "jwtAudience=5r0abc123example",
-      "jwtScopes=openid mcp/tools",
+      "jwtScopes=mcp:read mcp:query",
     ]);
     expect(run.code, output(run)).toBe(0);
     const template = await templateIn(dir);
@@ -480,12 +481,27 @@ describe("serverless package --param=auth=jwt", () => {
     for (const key of ["POST /mcp", "GET /mcp", "DELETE /mcp"]) {
       expect(byKey.get(key)?.AuthorizationType, key).toBe("JWT");
       expect(byKey.get(key)?.AuthorizerId, key).toBeDefined();
+      // API Gateway lets a token through only when its scope / scp claim holds one of these.
+      expect(byKey.get(key)?.AuthorizationScopes, key).toStrictEqual(["mcp:read", "mcp:query"]);
     }
-    for (const key of PUBLIC_ROUTES) expect(byKey.get(key)?.AuthorizationType ?? "NONE", key).toBe("NONE");
-    expect(functionEnvironment(template)).toMatchObject({
+    for (const key of PUBLIC_ROUTES) {
+      expect(byKey.get(key)?.AuthorizationType ?? "NONE", key).toBe("NONE");
+      expect(byKey.get(key)?.AuthorizationScopes, key).toBeUndefined();
+    }
+    const environment = functionEnvironment(template);
+    expect(environment).toMatchObject({
       JWT_ISSUER: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI",
-      JWT_SCOPES: "openid mcp/tools",
+      JWT_SCOPES: "mcp:read mcp:query",
     });
+    // The function, given this environment, advertises what the routes require: the same list.
+    const metadata = await callHttp(
+      makeHandler({ JWT_ISSUER: String(environment.JWT_ISSUER), JWT_SCOPES: String(environment.JWT_SCOPES) }),
+      { method: "GET", path: "/.well-known/oauth-protected-resource/mcp" },
+    );
+    expect(metadata.statusCode).toBe(200);
+    expect(JSON.parse(metadata.body).scopes_supported).toStrictEqual(
+      byKey.get("POST /mcp")?.AuthorizationScopes,
+    );
 
     const tableId = expectSessionsTable(template);
     expect(functionEnvironment(template).SESSION_TABLE).toEqual({ Ref: tableId });
@@ -509,24 +525,34 @@ describe("serverless package --param=auth=jwt", () => {
 });
 
 describe("serverless package with a pinned workspace and an allow-list", () => {
-  it("grants the aps data actions on those workspaces' ARNs only, and passes ALLOWED_WORKSPACES", async () => {
+  it("grants the aps data actions on those workspaces' ARNs only, each in its own region, and allows those regions (RequestedRegion, ALLOWED_REGIONS)", async () => {
+    const arnEntry = "arn:aws:aps:us-west-2:123456789012:workspace/ws-team-e";
     const { run, dir } = await packageTo("package-pinned", [
       "prometheusUrl=https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-team-a/",
-      "allowedWorkspaces=ws-team-c, ws-team-d",
+      `allowedWorkspaces=ws-team-c, ws-team-d,${arnEntry}`,
     ]);
     expect(run.code, output(run)).toBe(0);
     const template = await templateIn(dir);
     expect(functionEnvironment(template)).toMatchObject({
       PROMETHEUS_URL: "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-team-a/",
-      ALLOWED_WORKSPACES: "ws-team-c, ws-team-d",
+      ALLOWED_WORKSPACES: `ws-team-c, ws-team-d,${arnEntry}`,
+      // A us-east-1 stack: its own region, then the regions of the workspaces it names elsewhere.
+      ALLOWED_REGIONS: "us-east-1,eu-west-1,us-west-2",
     });
     const tableId = expectSessionsTable(template);
-    // The pinned workspace in its URL's region; the listed ones in the stack's.
-    expectLeastPrivilege(template, tableId, [
-      apsArn("workspace/ws-team-a", "eu-west-1"),
-      apsArn("workspace/ws-team-c"),
-      apsArn("workspace/ws-team-d"),
-    ]);
+    // The pinned workspace in its URL's region, the ARN's in its region; the listed ids in the stack's.
+    // ListWorkspaces (aws:RequestedRegion) and DescribeWorkspace in those regions too.
+    expectLeastPrivilege(
+      template,
+      tableId,
+      [
+        apsArn("workspace/ws-team-a", "eu-west-1"),
+        apsArn("workspace/ws-team-c"),
+        apsArn("workspace/ws-team-d"),
+        apsArn("workspace/ws-team-e", "us-west-2"),
+      ],
+      [{ Ref: "AWS::Region" }, "eu-west-1", "us-west-2"],
+    );
     expect(JSON.stringify(dataResources(template))).not.toContain("workspace/*");
   }, 120_000);
 

@@ -132,6 +132,61 @@ describe("configuration", () => {
     });
   });
 
+  it("ALLOWED_WORKSPACES takes workspace ids, URLs and ARNs; ALLOWED_REGIONS gains the regions they and PROMETHEUS_URL name", () => {
+    const arn = "arn:aws:aps:eu-west-1:123456789012:workspace/ws-by-arn";
+    const url = "https://aps-workspaces-fips.us-west-2.amazonaws.com/workspaces/ws-by-url/";
+    const config = loadConfig({
+      AWS_REGION: "us-east-1",
+      PROMETHEUS_URL: "https://aps-workspaces.ap-southeast-2.amazonaws.com/workspaces/ws-pinned/",
+      ALLOWED_WORKSPACES: ` ws-a, ${arn} ,${url},ws-a`,
+      ALLOWED_REGIONS: "us-east-1,us-west-2",
+    });
+    expect(config.allowedWorkspaces).toStrictEqual(["ws-a", arn, url]);
+    // The list given first, then the workspaces' regions it lacks: the pinned URL's, the ARN's.
+    expect(config.allowedRegions).toStrictEqual(["us-east-1", "us-west-2", "ap-southeast-2", "eu-west-1"]);
+    // Unset ALLOWED_REGIONS stays unset: any region of the partition, theirs included.
+    expect(loadConfig({ ALLOWED_WORKSPACES: arn }).allowedRegions).toBeUndefined();
+    // A plain Prometheus URL and bare ids add no region.
+    expect(
+      loadConfig({
+        PROMETHEUS_URL: "http://prometheus.internal:9090/workspaces/ws-x/",
+        ALLOWED_WORKSPACES: "ws-b",
+        ALLOWED_REGIONS: "us-east-1",
+      }).allowedRegions,
+    ).toStrictEqual(["us-east-1"]);
+    // China: an ARN of the aws-cn partition, a .com.cn host.
+    expect(
+      loadConfig({
+        AWS_REGION: "cn-north-1",
+        PROMETHEUS_URL: "https://aps-workspaces.cn-northwest-1.amazonaws.com.cn/workspaces/ws-cn/",
+        ALLOWED_WORKSPACES: "arn:aws-cn:aps:cn-north-1:123456789012:workspace/ws-cn2",
+        ALLOWED_REGIONS: "cn-north-1",
+      }).allowedRegions,
+    ).toStrictEqual(["cn-north-1", "cn-northwest-1"]);
+  });
+
+  it("refuses workspaces in another partition than the function's, with one line naming the variable", () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [
+        { ALLOWED_WORKSPACES: "ws-a,arn:aws-cn:aps:cn-north-1:123456789012:workspace/ws-b" },
+        /^Invalid configuration: ALLOWED_WORKSPACES="ws-a,arn:aws-cn:aps:cn-north-1:123456789012:workspace\/ws-b" \(expected workspaces in the regions of the function's partition, aws: cn-north-1 is not one of them\)$/,
+      ],
+      [
+        // The region is the partition's, the ARN's partition is not.
+        { ALLOWED_WORKSPACES: "arn:aws-us-gov:aps:us-east-1:123456789012:workspace/ws-b" },
+        /ALLOWED_WORKSPACES=.* \(expected ARNs of the function's partition, aws: .* is in aws-us-gov\)$/,
+      ],
+      [
+        { PROMETHEUS_URL: "https://aps-workspaces.us-gov-west-1.amazonaws.com/workspaces/ws-gov/" },
+        /^Invalid configuration: PROMETHEUS_URL=.* \(expected workspaces in the regions of the function's partition, aws: us-gov-west-1 is not one of them\)$/,
+      ],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => loadConfig({ AWS_REGION: "us-east-1", ...env })).toThrow(ConfigError);
+      expect(() => loadConfig({ AWS_REGION: "us-east-1", ...env })).toThrow(message);
+    }
+  });
+
   it("empty values mean unset", () => {
     expect(
       loadConfig({ PROMETHEUS_URL: "", PYTHON_COMPAT: " ", MAX_BODY_BYTES: "", MAX_RESULT_BYTES: "" }),
@@ -170,6 +225,13 @@ describe("configuration", () => {
     ["LOG_LEVEL", "LOUD"],
     ["ALLOWED_WORKSPACES", "ws-a,team-b"],
     ["ALLOWED_WORKSPACES", "ws-a ws-b"],
+    // A URL must be AMP's (its host says the region) and name a workspace; an ARN a workspace's.
+    ["ALLOWED_WORKSPACES", "https://prometheus.example.com/workspaces/ws-a/"],
+    ["ALLOWED_WORKSPACES", "https://aps-workspaces.eu-west-1.amazonaws.com/"],
+    ["ALLOWED_WORKSPACES", "aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-a/"],
+    ["ALLOWED_WORKSPACES", "arn:aws:aps:eu-west-1:1234:workspace/ws-a"],
+    ["ALLOWED_WORKSPACES", "arn:aws:aps:eu-west-1:123456789012:rulegroupsnamespace/ws-a/rules"],
+    ["ALLOWED_WORKSPACES", "arn:aws:aps:mars:123456789012:workspace/ws-a"],
     ["ALLOWED_REGIONS", "us-east-1,Mars"],
     // Calls that name no region use AWS_REGION (us-east-1 here), so the list must hold it.
     ["ALLOWED_REGIONS", "eu-west-1"],

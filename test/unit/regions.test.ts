@@ -3,6 +3,12 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
+import {
+  ampRegionOfUrl,
+  configuredRegions,
+  parseWorkspaceEntry,
+  WorkspaceAccess,
+} from "../../src/prometheus/access.js";
 import { PARTITIONS, Regions } from "../../src/prometheus/regions.js";
 import { redactCredentials, splitCredentials, withoutCredentials } from "../../src/prometheus/urls.js";
 
@@ -74,6 +80,95 @@ describe("regions a function may use", () => {
     expect(error).toBeInstanceOf(ToolError);
     expect((error as Error).message).toBe(
       'Unknown AWS region "us-fake-9": this function runs in the aws partition, whose regions include us-west-2, us-east-1, us-east-2, us-west-1, eu-west-1, eu-central-1. Pass one of them, or omit region to use us-west-2.',
+    );
+  });
+});
+
+describe("the region of a configured workspace", () => {
+  it("is an AMP URL's host's: aps-workspaces[-fips].<region>.amazonaws.com[.cn]", () => {
+    expect(ampRegionOfUrl("https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-a/")).toBe(
+      "eu-west-1",
+    );
+    expect(ampRegionOfUrl("https://aps-workspaces-fips.us-gov-west-1.amazonaws.com/workspaces/ws-a")).toBe(
+      "us-gov-west-1",
+    );
+    expect(ampRegionOfUrl("https://aps-workspaces.cn-north-1.amazonaws.com.cn/workspaces/ws-a/api/v1")).toBe(
+      "cn-north-1",
+    );
+    expect(ampRegionOfUrl("http://APS-WORKSPACES.EU-WEST-1.AMAZONAWS.COM:8080/workspaces/ws-a/")).toBe(
+      "eu-west-1",
+    );
+    // Not AMP's host: no region (a plain Prometheus, a local stand-in, a look-alike).
+    for (const url of [
+      "http://prometheus.internal:9090/workspaces/ws-a/",
+      "http://127.0.0.1:9090/workspaces/ws-a/",
+      "https://aps-workspaces.eu-west-1.amazonaws.com.evil.example/workspaces/ws-a/",
+      "https://aps.eu-west-1.amazonaws.com/workspaces/ws-a/",
+      "not a url",
+      undefined,
+    ]) {
+      expect(ampRegionOfUrl(url)).toBeUndefined();
+    }
+  });
+
+  it("ALLOWED_WORKSPACES entries: ids (no region), workspace URLs and ARNs (their region)", () => {
+    expect(parseWorkspaceEntry("ws-a1_B-2")).toEqual({ id: "ws-a1_B-2", region: undefined });
+    expect(parseWorkspaceEntry("https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-a/")).toEqual({
+      id: "ws-a",
+      region: "eu-west-1",
+    });
+    expect(parseWorkspaceEntry("https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-a")).toEqual({
+      id: "ws-a",
+      region: "eu-west-1",
+    });
+    expect(parseWorkspaceEntry("arn:aws:aps:ap-southeast-2:123456789012:workspace/ws-b")).toEqual({
+      id: "ws-b",
+      region: "ap-southeast-2",
+      partition: "aws",
+    });
+    expect(parseWorkspaceEntry("arn:aws-cn:aps:cn-north-1:123456789012:workspace/ws-c")).toMatchObject({
+      region: "cn-north-1",
+      partition: "aws-cn",
+    });
+    for (const entry of [
+      "team-a",
+      "ws-",
+      "ws-a b",
+      "https://prometheus.example.com/workspaces/ws-a/",
+      "https://aps-workspaces.eu-west-1.amazonaws.com/",
+      "https://aps-workspaces.eu-west-1.amazonaws.com/api/v1/workspaces/ws-a",
+      "ftp://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-a/",
+      "arn:aws:aps:eu-west-1:123456789012:workspace/",
+      "arn:aws:aps:eu-west-1:12345:workspace/ws-a",
+      "arn:aws:s3:eu-west-1:123456789012:workspace/ws-a",
+      "arn:aws:aps:eu-west-1:123456789012:rulegroupsnamespace/ws-a/x",
+    ]) {
+      expect(parseWorkspaceEntry(entry), entry).toBeUndefined();
+    }
+    expect(
+      configuredRegions("https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-p/", [
+        "ws-a",
+        "arn:aws:aps:eu-west-1:123456789012:workspace/ws-b",
+        "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-c/",
+      ]),
+    ).toEqual(["us-west-2", "eu-west-1"]);
+    expect(configuredRegions("http://localhost:9090", ["ws-a"])).toEqual([]);
+  });
+
+  it("places a workspace named by URL or ARN in its region, one named by id in any (the stack's first)", () => {
+    const access = new WorkspaceAccess({
+      prometheusUrl: "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-pinned/",
+      allowedWorkspaces: ["ws-bare", "arn:aws:aps:us-west-2:123456789012:workspace/ws-arn"],
+    });
+    expect(access.configuredRegion).toBe("eu-west-1");
+    expect(access.allowed).toEqual(["ws-pinned", "ws-bare", "ws-arn"]);
+    expect(access.homeRegion("ws-pinned")).toBe("eu-west-1");
+    expect(access.homeRegion("ws-arn")).toBe("us-west-2");
+    expect(access.homeRegion("ws-bare")).toBeUndefined();
+    expect(() => access.checkRegion("ws-arn", "us-west-2")).not.toThrow();
+    expect(() => access.checkRegion("ws-bare", "ap-south-1")).not.toThrow();
+    expect(() => access.checkRegion("ws-pinned", "us-east-1")).toThrow(
+      "Workspace ws-pinned is in eu-west-1 (this deployment's configuration names it by URL or ARN), not in us-east-1. Omit region to use eu-west-1.",
     );
   });
 });
