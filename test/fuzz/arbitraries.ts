@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import catalog from "../../tools/catalog.json" with { type: "json" };
 import { QUERY_BEHAVIOURS } from "./upstream.js";
 
 /**
@@ -259,24 +260,10 @@ const jsonrpcVersion = fc.oneof(
 );
 
 /** The Python server's five tools (the ones served under PYTHON_COMPAT). */
-const TOOL_NAMES = [
-  "ExecuteQuery",
-  "ExecuteRangeQuery",
-  "ListMetrics",
-  "GetServerInfo",
-  "GetAvailableWorkspaces",
-];
+const TOOL_NAMES = catalog.groups.core;
 
 /** The other tools: discovery and alerting (lists of labels, series, metadata, alerts, rules, silences). */
-const MORE_TOOL_NAMES = [
-  "ListLabels",
-  "ListLabelValues",
-  "FindSeries",
-  "GetMetricMetadata",
-  "ListAlerts",
-  "ListRules",
-  "ListSilences",
-];
+const MORE_TOOL_NAMES = [...catalog.groups.discovery, ...catalog.groups.alerting];
 
 const promql = fc.oneof(
   {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { ExecuteQuery, ListAlerts, ListSilences } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
+import { type CapturedOutput, captureOutput } from "../helpers/capture.js";
 import { makeHandler, postMcp } from "../helpers/handler.js";
 import { type FaultServer, startFaultServer } from "../support/faultServer.js";
 import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
@@ -115,7 +116,7 @@ describe("an answer nested thousands deep is a tool error naming the upstream (f
 });
 
 describe("through the Lambda handler: an isError result, not a fault", () => {
-  let lines: string[] = [];
+  let output: CapturedOutput;
   let server: FaultServer;
   let alerts: FaultServer;
 
@@ -129,13 +130,7 @@ describe("through the Lambda handler: an isError result, not a fault", () => {
   });
 
   beforeEach(() => {
-    lines = [];
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    vi.spyOn(process.stdout, "write").mockImplementation(capture as typeof process.stdout.write);
-    vi.spyOn(process.stderr, "write").mockImplementation(capture as typeof process.stderr.write);
+    output = captureOutput();
   });
 
   afterEach(() => {
@@ -143,8 +138,8 @@ describe("through the Lambda handler: an isError result, not a fault", () => {
   });
 
   const logLevels = () =>
-    lines
-      .join("")
+    output
+      .text()
       .split("\n")
       .filter((line) => line.trim().startsWith("{"))
       .map((line) => (JSON.parse(line) as { level?: string }).level);
@@ -175,6 +170,6 @@ describe("through the Lambda handler: an isError result, not a fault", () => {
     expectNoStack(text);
     // Logged as a tool error, never as a fault (an ERROR line with a stack).
     expect(logLevels()).not.toContain("ERROR");
-    expect(lines.join("")).not.toContain("RangeError");
+    expect(output.text()).not.toContain("RangeError");
   });
 });
