@@ -1,44 +1,40 @@
 // Checks the function's settings before any command builds, runs or deploys it (serverless.yml,
-// custom.settingsChecked), with the application's own validation (src/config.ts, bundled here on the
-// fly): a bad value stops `npm start`, `invoke local`, `package` and `deploy` at once, with the same
-// one line a deployed function's cold start would fail with, and exit status 1. Without this,
+// custom.settingsChecked), with the application's own validation (src/config.ts, compiled on the fly by
+// app-config.cjs): a bad value stops `npm start`, `invoke local`, `package` and `deploy` at once, with
+// the same one line a deployed function's cold start would fail with, and exit status 1. Without this,
 // `npm start` served an error on every request and `invoke local` hung.
-const { buildSync } = require("esbuild");
-const { join } = require("node:path");
+//
+// Then it prints the application's configuration warnings (configWarnings: SigV4 for a URL that is not
+// AMP's, a variable that looks like a setting but is not, e.g. PROMETHEUS_ULR), one line each on stderr,
+// for every command but `offline`: `invoke local` at its start, and `package` / `deploy` too, since a
+// misspelling in the deploying shell means a setting that never reaches the function. `offline`
+// (`npm start`) prints them itself once its ports are known to be free (offline-start.cjs), so that a
+// port in use stops it with one line.
+const { judge } = require("./app-config.cjs");
+const { invokeLocal, offline } = require("./command-settings.cjs");
 
-/** `loadConfig` from src/config.ts, compiled once per process. */
-function loadConfig() {
-  const { outputFiles } = buildSync({
-    entryPoints: [join(__dirname, "..", "src", "config.ts")],
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    write: false,
-    logLevel: "silent",
-  });
-  const module = { exports: {} };
-  new Function("module", "exports", "require", outputFiles[0].text)(module, module.exports, require);
-  return module.exports.loadConfig;
-}
+let printed = false;
 
 module.exports = {
   checked: async ({ resolveVariable }) => {
+    // (osls calls this again when a variable it asks for is not resolved yet: those first calls end here.)
     const environment = await resolveVariable("self:provider.environment");
     const region = await resolveVariable("self:provider.region");
-    const env = { AWS_REGION: String(region) };
-    for (const [name, value] of Object.entries(environment ?? {})) {
-      // Values CloudFormation fills in at deploy time (the table's Ref) are not the app's to check.
-      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
-        env[name] = String(value);
-      }
-    }
+    let warnings;
     try {
-      loadConfig()(env);
+      ({ warnings } = judge(
+        environment,
+        region,
+        invokeLocal ? "IS_LOCAL" : offline ? "IS_OFFLINE" : undefined,
+      ));
     } catch (error) {
       if (error?.name !== "ConfigError") throw error;
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
+    // Each warning once per command, however often the variable is resolved.
+    if (!offline && !printed) for (const warning of warnings) process.stderr.write(`${warning}\n`);
+    printed = true;
     return "yes";
   },
 };

@@ -1,4 +1,5 @@
-// Per-command settings, read by serverless.yml (custom.esbuild, params.default.sessionStore).
+// Per-command settings, read by serverless.yml (custom.esbuild, custom.serverless-offline, and the
+// defaults of the sessionStore, metrics, ampEndpoint and dynamodbEndpoint parameters).
 //
 // osls takes the leading words of its arguments, up to the first option, as the command
 // (`invoke local -f mcp`, `offline start --httpPort 3000`); so does this script.
@@ -15,8 +16,16 @@
 // and says so when the shell has one set. Only an explicit --param deploys one, with a warning.
 //
 // Session store: `package` / `deploy` point SESSION_TABLE at the stack's DynamoDB table ("dynamodb");
-// the local runs (`invoke local`, `offline` = `npm start`) have no AWS, so they default to "memory":
-// SESSION_TABLE only if the shell sets it (e.g. with DYNAMODB_ENDPOINT for a local DynamoDB).
+// the local runs (`invoke local`, `offline` = `npm start`) have no AWS, so they default to "file"
+// (sessions survive a restart of `npm start`; SESSION_DIR, default .local/sessions), or the shell's
+// SESSION_STORE (memory or file): SESSION_TABLE only if the shell sets it (e.g. with DYNAMODB_ENDPOINT
+// for a local DynamoDB), and a table always means DynamoDB to the app.
+//
+// SESSION_DIR: for the local runs an absolute path (the shell's SESSION_DIR, else .local/sessions, under
+// the directory serverless was started in), whatever directory the function then runs in.
+//
+// Metrics: off by default for the local runs (a person reads those logs; the EMF document would be most
+// of every line), on for package / deploy; the shell's METRICS wins either way (serverless.yml).
 const commands = [];
 for (const arg of process.argv.slice(2)) {
   if (arg.startsWith("-")) break;
@@ -89,6 +98,56 @@ function freePort() {
   });
 }
 
+/** The session stores serverless.yml knows (custom.sessionTable); the app's SESSION_STORE values. */
+const SESSION_STORES = ["memory", "file", "dynamodb"];
+
+/**
+ * The `sessionStore` parameter's default: "dynamodb" (the stack's table) for package / deploy; for the
+ * local runs the shell's SESSION_STORE when it is memory or file, else "file".
+ */
+function sessionStore() {
+  const shell = process.env.SESSION_STORE ?? "";
+  if (shell !== "" && !SESSION_STORES.includes(shell)) {
+    process.stderr.write(
+      `Invalid configuration: SESSION_STORE=${JSON.stringify(shell)} (expected one of ${SESSION_STORES.join(", ")})\n`,
+    );
+    process.exit(1);
+  }
+  if (!local) {
+    if (shell !== "" && paramOnCommandLine("sessionStore") === undefined) {
+      warnOnce(
+        `SESSION_STORE is set in this shell (${shell}) and ignored: package / deploy keep sessions in the stack's DynamoDB table. Pass --param=sessionStore=${shell} to deploy that store anyway.`,
+      );
+    }
+    return "dynamodb";
+  }
+  if (shell === "dynamodb") {
+    // The stack's table cannot be looked up by serverless offline (nor by invoke local without AWS):
+    // locally a table is named in the shell, and a SESSION_TABLE always means DynamoDB to the app.
+    if ((process.env.SESSION_TABLE ?? "") === "") {
+      warnOnce(
+        "SESSION_STORE=dynamodb is set in this shell without SESSION_TABLE: local runs keep sessions in files instead. Name a table with SESSION_TABLE (and DYNAMODB_ENDPOINT for a local DynamoDB), or use the stack's with --param=sessionStore=dynamodb (invoke local only).",
+      );
+    }
+    return "file";
+  }
+  return shell === "" ? "file" : shell;
+}
+
+/**
+ * The `sessionDir` parameter's default (SESSION_DIR, the file store's directory): the shell's as it is
+ * for package / deploy ("" = the app's default); for the local runs an absolute path, the shell's
+ * SESSION_DIR or the app's default (.local/sessions) resolved against the directory serverless was
+ * started in. The function's own working directory is no guide there: `invoke local` runs it inside
+ * serverless-esbuild's build folder (.esbuild/.build-invoke-local), which every build rewrites.
+ */
+function sessionDir() {
+  const shell = process.env.SESSION_DIR ?? "";
+  if (!local) return shell;
+  const { appConfig, shellCwd } = require("./app-config.cjs");
+  return require("node:path").resolve(shellCwd, shell === "" ? appConfig().DEFAULT_SESSION_DIR : shell);
+}
+
 let lambdaPort;
 
 module.exports = {
@@ -98,22 +157,23 @@ module.exports = {
    * serverless offline's second port, the Lambda invoke API: LAMBDA_PORT, else a free one, so two local
    * servers with different PORTs never collide on it (offline's own default, 3002, would).
    */
-  lambdaPort: async () => {
-    if (lambdaPort === undefined) {
-      lambdaPort = portFrom("LAMBDA_PORT") ?? (await freePort());
-      if (offline) {
-        process.stderr.write(
-          `serverless offline: Lambda invoke API on 127.0.0.1:${lambdaPort} (LAMBDA_PORT)\n`,
-        );
-      }
-    }
+  lambdaPort: () => {
+    // One port however often it is asked for. (offline-start.cjs says which port serverless offline
+    // takes, once it knows the port is free.)
+    lambdaPort ??= (async () => portFrom("LAMBDA_PORT") ?? (await freePort()))();
     return lambdaPort;
   },
   /** True for the commands that run the function on this machine (invoke local, offline). */
   local,
+  /** True for `invoke local`, and for `offline` (`npm start`). */
+  invokeLocal,
+  offline,
   outputFileExtension: invokeLocal ? ".js" : ".mjs",
   outputBuildFolder: invokeLocal ? ".build-invoke-local" : ".build",
-  sessionStore: local ? "memory" : "dynamodb",
+  sessionStore,
+  sessionDir,
+  /** The `metrics` parameter's default: the shell's METRICS, else off for the local runs and on otherwise. */
+  metrics: () => process.env.METRICS ?? (local ? "off" : "on"),
   ampEndpoint: localOnly("ampEndpoint", "AMP_ENDPOINT"),
   dynamodbEndpoint: localOnly("dynamodbEndpoint", "DYNAMODB_ENDPOINT"),
 };

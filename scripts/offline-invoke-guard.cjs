@@ -1,5 +1,6 @@
-// A local serverless plugin (serverless.yml `plugins`, after serverless-offline) that keeps web pages
-// away from serverless offline's Lambda invoke port.
+// A local serverless plugin (serverless.yml `plugins`, after offline-start.cjs and before
+// serverless-esbuild, so it holds the invoke port from the moment offline-start.cjs found it free) that
+// keeps web pages away from serverless offline's Lambda invoke port.
 //
 // serverless offline opens a second HTTP server, on `lambdaPort`, that emulates the Lambda Invoke API
 // (POST /2015-03-31/functions/<name>/invocations, POST /2014-11-13/functions/<name>/invoke-async/): what
@@ -143,17 +144,15 @@ class OfflineInvokeGuard {
   async start() {
     if (this.started) return;
     this.started = true;
-    const custom = this.serverless.service.custom?.["serverless-offline"] ?? {};
-    // serverless-offline's order of precedence: command line, custom.serverless-offline, its defaults.
-    const configured = this.options.lambdaPort ?? custom.lambdaPort ?? OFFLINE_DEFAULT_LAMBDA_PORT;
-    const port = Number(configured);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    const address = invokeAddress(this.serverless.service, this.options);
+    if (address === undefined) {
       // Already a socket path (or pipe): out of a browser's reach as it is.
-      this.notice(`Lambda invoke API on ${configured}: not a TCP port, left as it is`);
+      this.notice(
+        `Lambda invoke API on ${configuredLambdaPort(this.serverless.service, this.options)}: not a TCP port, left as it is`,
+      );
       return;
     }
-    const host = String(this.options.host ?? custom.host ?? OFFLINE_DEFAULT_HOST);
-    const bindHost = LOOPBACK_BIND.has(host) ? host : "127.0.0.1";
+    const { port, host: bindHost } = address;
 
     const socketPath = privateSocket();
     const server = createServer((req, res) => this.forward(req, res, socketPath));
@@ -166,14 +165,12 @@ class OfflineInvokeGuard {
         server.listen(port, bindHost, () => resolve());
       });
     } catch (error) {
-      // As serverless-offline does when its own servers cannot listen: say why and stop. (A thrown error
-      // would leave the process hanging on serverless-esbuild's build context, which is already open.)
-      const text =
-        error.code === "EADDRINUSE"
-          ? `The Lambda invoke port ${bindHost}:${port} is already in use: set LAMBDA_PORT (or --lambdaPort) to a free one`
-          : `The Lambda invoke port ${bindHost}:${port} could not be opened: ${error.message}`;
-      if (this.log?.error) this.log.error(text);
-      else process.stderr.write(`${text}\n`);
+      // offline-start.cjs found the port free a moment ago; something took it since. Say so in the same
+      // one line and stop. (A thrown error would leave the process hanging, or printing a stack.)
+      const { portProblem } = require("./offline-start.cjs");
+      process.stderr.write(
+        `${portProblem([{ port, host: bindHost, setting: "LAMBDA_PORT (or --lambdaPort)", error }])}\n`,
+      );
       process.exit(1);
     }
     server.unref();
@@ -222,6 +219,24 @@ class OfflineInvokeGuard {
   }
 }
 
+/** The lambdaPort serverless-offline will use: command line, custom.serverless-offline, its default. */
+function configuredLambdaPort(service, options) {
+  const custom = service.custom?.["serverless-offline"] ?? {};
+  return options.lambdaPort ?? custom.lambdaPort ?? OFFLINE_DEFAULT_LAMBDA_PORT;
+}
+
+/**
+ * Where the guard listens: { port, host } (the invoke port, on loopback whatever --host says), or
+ * undefined when lambdaPort is no TCP port (a socket path). offline-start.cjs checks the same address.
+ */
+function invokeAddress(service, options) {
+  const port = Number(configuredLambdaPort(service, options));
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  const custom = service.custom?.["serverless-offline"] ?? {};
+  const host = String(options.host ?? custom.host ?? OFFLINE_DEFAULT_HOST);
+  return { port, host: LOOPBACK_BIND.has(host) ? host : "127.0.0.1" };
+}
+
 /** A fresh socket path only this user can reach, removed when the process exits. */
 function privateSocket() {
   if (process.platform === "win32") {
@@ -235,3 +250,4 @@ function privateSocket() {
 
 module.exports = OfflineInvokeGuard;
 module.exports.refusal = refusal;
+module.exports.invokeAddress = invokeAddress;

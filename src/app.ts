@@ -29,6 +29,7 @@ import {
   TOOLS_CAPABILITY,
 } from "./server.js";
 import { DynamoSessionStore } from "./sessions/dynamoStore.js";
+import { FileSessionStore } from "./sessions/fileStore.js";
 import { SessionManager } from "./sessions/manager.js";
 import { MemorySessionStore } from "./sessions/memoryStore.js";
 import type { SessionStore } from "./sessions/store.js";
@@ -43,12 +44,14 @@ const DEFAULT_REMAINING_MS = 30_000;
 export interface Dependencies {
   /** The MCP tools served (default: those TOOLS names, every tool unless configured). */
   tools?: readonly Tool[];
-  /** Where sessions live (default: DynamoDB when `SESSION_TABLE` is set, else this container's memory). */
+  /** Where sessions live (default: as SESSION_STORE and SESSION_TABLE say). */
   sessionStore?: SessionStore;
   /** Sees every MCP server the handler builds (tests inspect them). */
   onServerCreated?: (server: McpServer) => void;
   /** The tracing used whatever TRACING says (default: X-Ray through Powertools Tracer when TRACING=on). */
   tracing?: Tracing;
+  /** Configuration mistakes to log once, at cold start (configWarnings of the function's environment). */
+  warnings?: readonly string[];
 }
 
 export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
@@ -82,7 +85,11 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
       error instanceof Error ? error : describeThrown(error),
     );
   };
+  for (const warning of dependencies.warnings ?? []) logger.warn(warning);
   const writesInfo = logsInfo(logger);
+  // serverless offline gives every HTTP API event one placeholder request id, and `invoke local` replays an
+  // event file's: there the invocation's own id (fresh for each) tells requests apart in the log.
+  const localRun = config.isOffline || config.isLocal;
   const writesDebug = ["TRACE", "DEBUG"].includes(logger.getLevelName());
   const recorder = config.metrics
     ? new MetricsRecorder(config.metricsNamespace, config.serviceName)
@@ -143,7 +150,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
     config.sessions === "off"
       ? undefined
       : new SessionManager({
-          store: dependencies.sessionStore ?? sessionStoreFor(config),
+          store: dependencies.sessionStore ?? sessionStoreFor(config, (message) => logger.warn(message)),
           ttlSeconds: config.sessionTtlSeconds,
           openBridge,
         });
@@ -295,7 +302,9 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   async function route(event: unknown, lambda: Context): Promise<unknown> {
     const request = normalizeEvent(event);
     const correlationId =
-      request.kind === "http" ? (request.requestId ?? lambda?.awsRequestId) : lambda?.awsRequestId;
+      request.kind === "http" && !localRun
+        ? (request.requestId ?? lambda?.awsRequestId)
+        : lambda?.awsRequestId;
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"
         ? handleHttp(request, lambda, correlationId, trace)
@@ -511,8 +520,13 @@ function startTracing(
   });
 }
 
-function sessionStoreFor(config: Config): SessionStore {
-  if (config.sessionTable === undefined) return new MemorySessionStore();
+/** SESSION_STORE: this container's memory, a directory of files (locally), or DynamoDB (SESSION_TABLE). */
+function sessionStoreFor(config: Config, warn: (message: string) => void): SessionStore {
+  if (config.sessionTable === undefined) {
+    return config.sessionStore === "file"
+      ? new FileSessionStore({ directory: config.sessionDir, onWarning: warn })
+      : new MemorySessionStore();
+  }
   return new DynamoSessionStore({
     tableName: config.sessionTable,
     region: config.awsRegion,

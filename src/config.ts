@@ -1,11 +1,19 @@
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
 import catalog from "../tools/catalog.json" with { type: "json" };
-import { ampRegionOfUrl, configuredRegions, parseWorkspaceEntry } from "./prometheus/access.js";
+import {
+  ampRegionOfUrl,
+  configuredRegions,
+  parseWorkspaceEntry,
+  sigv4Mismatch,
+  workspaceIdFromUrl,
+} from "./prometheus/access.js";
 import { REGION_PATTERN, Regions } from "./prometheus/regions.js";
 import { hasCredentials, redactCredentials } from "./prometheus/urls.js";
 
 type SessionMode = "optional" | "required" | "off";
 type PrometheusAuth = "sigv4" | "none";
+/** Where sessions live: this process's memory, one file per session on disk, or a DynamoDB table. */
+type SessionStoreKind = "memory" | "file" | "dynamodb";
 /** Powertools Logger's levels, upper case. */
 type LogLevel = (typeof LOG_LEVEL)[keyof typeof LOG_LEVEL];
 
@@ -33,6 +41,20 @@ export interface Config {
    */
   oauth: { issuer: string; scopes: readonly string[] } | undefined;
   ampEndpoint: string | undefined;
+  /**
+   * A plain Prometheus, not AMP: PROMETHEUS_URL is set, names no AMP workspace (`…/workspaces/ws-…/`),
+   * PROMETHEUS_AUTH is not sigv4, no AMP_ENDPOINT is set, and PYTHON_COMPAT is off. The tools then take
+   * no workspace_id, region or profile (passed anyway, they are ignored), GetAvailableWorkspaces is
+   * left out unless TOOLS names it, and descriptions speak of the Prometheus server.
+   */
+  plainPrometheus: boolean;
+  /**
+   * SESSION_STORE: `dynamodb` whenever SESSION_TABLE is set; else `file` under `npm start` and
+   * `invoke local` (a restart loses no session), `memory` in Lambda.
+   */
+  sessionStore: SessionStoreKind;
+  /** SESSION_DIR: the file store's directory (default `.local/sessions` under the working directory). */
+  sessionDir: string;
   sessionTable: string | undefined;
   dynamodbEndpoint: string | undefined;
   sessions: SessionMode;
@@ -51,7 +73,7 @@ export interface Config {
    */
   maxResultBytes: number | undefined;
   logLevel: LogLevel;
-  /** METRICS: CloudWatch metrics (EMF on the request's log line) on or off. */
+  /** METRICS: CloudWatch metrics (EMF on the request's log line) on or off; default on in Lambda, off locally. */
   metrics: boolean;
   /** METRICS_NAMESPACE: the CloudWatch namespace of the metrics. */
   metricsNamespace: string;
@@ -66,6 +88,8 @@ export interface Config {
   inLambda: boolean;
   /** Running under `serverless offline` (`npm start`): Host headers are checked against DNS rebinding. */
   isOffline: boolean;
+  /** Running under `serverless invoke local`. */
+  isLocal: boolean;
   /**
    * TOOLS: the names of the tools served, in tools/list order (the five first). Default every tool;
    * the five of the Python server under PYTHON_COMPAT, unless TOOLS is set.
@@ -257,11 +281,14 @@ function withWorkspaceRegions(
 const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.groups;
 const ALL_TOOLS = Object.values(TOOL_GROUPS).flat();
 
+/** The tool that lists AMP workspaces: of no use with a plain Prometheus. */
+const WORKSPACE_LISTING = "GetAvailableWorkspaces";
+
 /**
  * TOOLS: tool names and groups (`core`, `discovery`, `alerting`, `all`), comma-separated, as the
  * served names in tools/list order. Unset: all, or core under PYTHON_COMPAT (a Python client sees the five).
  */
-function toolNames(env: Env, name: string, pythonCompat: boolean): string[] {
+function toolNames(env: Env, name: string, pythonCompat: boolean, plainPrometheus: boolean): string[] {
   const raw = read(env, name);
   const entries = (raw ?? (pythonCompat ? "core" : "all"))
     .split(",")
@@ -270,7 +297,9 @@ function toolNames(env: Env, name: string, pythonCompat: boolean): string[] {
   const chosen = new Set<string>();
   for (const entry of entries) {
     const group = entry === "all" ? ALL_TOOLS : TOOL_GROUPS[entry];
-    if (group !== undefined) for (const tool of group) chosen.add(tool);
+    // A plain Prometheus has no workspaces to list: only naming the tool itself serves it.
+    const fromGroup = (tool: string) => !(plainPrometheus && tool === WORKSPACE_LISTING);
+    if (group !== undefined) for (const tool of group.filter(fromGroup)) chosen.add(tool);
     else if (ALL_TOOLS.includes(entry)) chosen.add(entry);
     else {
       fail(
@@ -298,6 +327,27 @@ function oauthSettings(env: Env): Config["oauth"] {
   return { issuer, scopes: [...new Set(scopes)] };
 }
 
+/** SESSION_DIR's default, relative to the working directory (the project's, under `npm start`). */
+export const DEFAULT_SESSION_DIR = ".local/sessions";
+
+/**
+ * SESSION_STORE and SESSION_TABLE: a table means DynamoDB (as it always has); `dynamodb` without one
+ * cannot work. Unset: a file locally, so restarting `npm start` strands no client; memory in Lambda.
+ */
+function sessionStoreOf(env: Env, local: boolean): SessionStoreKind {
+  const table = read(env, "SESSION_TABLE");
+  const chosen = oneOf(
+    env,
+    "SESSION_STORE",
+    ["memory", "file", "dynamodb"] as const,
+    local ? "file" : "memory",
+  );
+  if (table !== undefined) return "dynamodb";
+  if (chosen === "dynamodb")
+    fail("SESSION_STORE", "dynamodb", "SESSION_TABLE to be set as well, naming the table");
+  return chosen;
+}
+
 /** Reads and validates the environment once, at cold start. Throws one ConfigError line naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const awsRegion = read(env, "AWS_REGION") ?? "us-east-1";
@@ -319,6 +369,26 @@ export function loadConfig(env: Env = process.env): Config {
     inPartition("PROMETHEUS_URL", prometheusUrl, urlRegion, regions);
   }
   const allowedWorkspaces = workspaceEntries(env, "ALLOWED_WORKSPACES", regions);
+  const pythonCompat = boolean(env, "PYTHON_COMPAT");
+  const sessionStore = sessionStoreOf(env, isOffline || isLocal);
+  const sessionDir = read(env, "SESSION_DIR") ?? DEFAULT_SESSION_DIR;
+  const inLambda = read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal;
+  // In Lambda only /tmp is writable, and each container has its own: files there share nothing.
+  if (inLambda && sessionStore === "file" && !/^\/tmp(\/|$)/.test(sessionDir)) {
+    fail(
+      "SESSION_DIR",
+      sessionDir,
+      "a directory under /tmp with SESSION_STORE=file in Lambda (the only writable one, and each container's own: sessions shared between containers need SESSION_TABLE)",
+    );
+  }
+  const ampEndpoint = httpUrl(env, "AMP_ENDPOINT");
+  // An AMP control-plane endpoint says workspaces are in play (a local stand-in of AMP beside the URL).
+  const plainPrometheus =
+    prometheusUrl !== undefined &&
+    workspaceIdFromUrl(prometheusUrl) === undefined &&
+    prometheusAuth !== "sigv4" &&
+    ampEndpoint === undefined &&
+    !pythonCompat;
   return {
     prometheusUrl,
     prometheusAuth,
@@ -329,24 +399,29 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     awsRegion,
     oauth: oauthSettings(env),
-    ampEndpoint: httpUrl(env, "AMP_ENDPOINT"),
+    ampEndpoint,
+    plainPrometheus,
+    sessionStore,
+    sessionDir,
     sessionTable: read(env, "SESSION_TABLE"),
     dynamodbEndpoint: httpUrl(env, "DYNAMODB_ENDPOINT"),
     sessions: oneOf(env, "SESSIONS", ["optional", "required", "off"] as const, "optional"),
     sessionTtlSeconds: wholeNumber(env, "SESSION_TTL_SECONDS", 86_400, { max: 31_536_000 }),
-    pythonCompat: boolean(env, "PYTHON_COMPAT"),
+    pythonCompat,
     allowedOrigins: origins(env, "ALLOWED_ORIGINS"),
     maxBodyBytes: wholeNumber(env, "MAX_BODY_BYTES", 1_048_576, { max: 6_291_456 }),
     maxResultTokens: wholeNumber(env, "MAX_RESULT_TOKENS", 20_000, { min: 1_000, max: 6_000_000 }),
     maxResultBytes: optionalWholeNumber(env, "MAX_RESULT_BYTES", { min: 1_000, max: 6_000_000 }),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "INFO"),
-    metrics: onOff(env, "METRICS", true),
+    // A person reads local logs: the CloudWatch metrics document would be most of every line.
+    metrics: onOff(env, "METRICS", !(isOffline || isLocal)),
     metricsNamespace: metricName(env, "METRICS_NAMESPACE", DEFAULT_METRICS_NAMESPACE),
     tracing: onOff(env, "TRACING", false),
     serviceName: metricName(env, "SERVICE_NAME", DEFAULT_SERVICE_NAME),
-    inLambda: read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal,
+    inLambda,
     isOffline,
-    tools: toolNames(env, "TOOLS", boolean(env, "PYTHON_COMPAT")),
+    isLocal,
+    tools: toolNames(env, "TOOLS", pythonCompat, plainPrometheus),
     alertmanagerUrl: httpUrl(env, "ALERTMANAGER_URL"),
   };
 }
@@ -362,4 +437,133 @@ export function configFromEnvironment(env: Env = process.env): Config {
     if (error instanceof Error) error.stack = `${error.name}: ${error.message}`;
     throw error;
   }
+}
+
+/**
+ * Every environment variable the server reads (README "Configuration"), and those of the local runs
+ * (`npm start`'s ports): the names a misspelling is measured against.
+ */
+export const SETTING_NAMES = [
+  "PROMETHEUS_URL",
+  "PROMETHEUS_AUTH",
+  "ALERTMANAGER_URL",
+  "ALLOWED_WORKSPACES",
+  "ALLOWED_REGIONS",
+  "AWS_REGION",
+  "AMP_ENDPOINT",
+  "JWT_ISSUER",
+  "JWT_SCOPES",
+  "PYTHON_COMPAT",
+  "TOOLS",
+  "ALLOWED_ORIGINS",
+  "MAX_BODY_BYTES",
+  "MAX_RESULT_TOKENS",
+  "MAX_RESULT_BYTES",
+  "LOG_LEVEL",
+  "METRICS",
+  "METRICS_NAMESPACE",
+  "SERVICE_NAME",
+  "TRACING",
+  "SESSIONS",
+  "SESSION_TTL_SECONDS",
+  "SESSION_STORE",
+  "SESSION_DIR",
+  "SESSION_TABLE",
+  "DYNAMODB_ENDPOINT",
+  "PORT",
+  "LAMBDA_PORT",
+] as const;
+
+/**
+ * Prefixes only this server's settings use: any other variable starting so is a mistake. (Not
+ * SESSION_, which desktop sessions set as SESSION_MANAGER; a misspelled SESSION_ name is near one anyway.)
+ */
+const OUR_PREFIXES = ["PROMETHEUS_", "ALERTMANAGER_", "MAX_RESULT_", "PYTHON_COMPAT", "METRICS_", "JWT_"];
+
+/** Levenshtein distance, stopping early once it exceeds `limit` (names are short). */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * How far a name may be from one of ours to count as its misspelling: 2 edits, but 1 for names of 5
+ * letters or fewer, which 2 edits would confuse with unrelated variables (HOST is 2 from PORT).
+ */
+function misspellingLimit(known: string): number {
+  return known.length <= 5 ? 1 : 2;
+}
+
+/** The setting a variable most likely meant, when it is not one but looks like one; undefined otherwise. */
+export function intendedSetting(variable: string): string | undefined {
+  const known: readonly string[] = SETTING_NAMES;
+  if (known.includes(variable)) return undefined;
+  const upper = variable.toUpperCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of SETTING_NAMES) {
+    const limit = misspellingLimit(name);
+    const distance = editDistance(upper, name, limit);
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** True for a variable that carries one of our prefixes without being one of our settings. */
+function hasOurPrefix(variable: string): boolean {
+  const known: readonly string[] = SETTING_NAMES;
+  return (
+    !known.includes(variable) && OUR_PREFIXES.some((prefix) => variable.toUpperCase().startsWith(prefix))
+  );
+}
+
+/**
+ * Mistakes the configuration does not refuse but that would show only at the first tool call, each as
+ * one line naming the fix: SigV4 signing for a URL that is not AMP's, and variables that look like one
+ * of ours but are not (`PROMETHEUS_ULR`). Printed at start by `npm start`, `invoke local`, the stdio
+ * entry and a Lambda cold start.
+ */
+export function configWarnings(config: Config, env: Env = process.env): string[] {
+  const warnings: string[] = [];
+  const mismatch = sigv4Mismatch(config.prometheusUrl, config.prometheusAuth);
+  if (mismatch !== undefined) warnings.push(`Warning: ${mismatch}`);
+  for (const variable of Object.keys(env).sort()) {
+    const intended = intendedSetting(variable);
+    if (intended !== undefined) {
+      warnings.push(
+        `Warning: ${variable} is not a setting of this server and is ignored; did you mean ${intended}?`,
+      );
+    } else if (hasOurPrefix(variable)) {
+      warnings.push(
+        `Warning: ${variable} is not a setting of this server and is ignored (the settings are in the README, "Configuration").`,
+      );
+    }
+  }
+  return warnings;
+}
+
+/** One line saying which Prometheus the tools query and how: printed when a local server starts. */
+export function describeTarget(config: Config): string {
+  const where =
+    config.prometheusUrl === undefined
+      ? "no PROMETHEUS_URL: AMP workspaces by workspace_id (GetAvailableWorkspaces lists them)"
+      : redactCredentials(config.prometheusUrl);
+  const auth = config.prometheusAuth === "sigv4" ? "SigV4 (AMP)" : "none";
+  return `Prometheus: ${where}, auth ${auth}${config.plainPrometheus ? " (plain Prometheus: no workspace_id, region or profile)" : ""}`;
 }

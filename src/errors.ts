@@ -3,16 +3,21 @@
  * the caller's arguments, Prometheus or AMP refusing the request, an upstream that cannot be reached or
  * failed, a deadline, a permission, this deployment's own limits, a cancellation.
  */
-export type ToolErrorKind =
-  | "invalid_arguments"
-  | "rejected"
-  | "unreachable"
-  | "upstream_failed"
-  | "timeout"
-  | "denied"
-  | "not_allowed"
-  | "cancelled"
-  | "other";
+export const TOOL_ERROR_KINDS = [
+  "invalid_arguments",
+  "rejected",
+  "unreachable",
+  "upstream_failed",
+  "too_large",
+  "timeout",
+  "denied",
+  "not_allowed",
+  "no_credentials",
+  "misconfigured",
+  "cancelled",
+] as const;
+
+export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number];
 
 /** A failure whose message is meant for the caller: it names what to do next, never a secret or a stack. */
 export class ToolError extends Error {
@@ -20,7 +25,7 @@ export class ToolError extends Error {
 
   constructor(
     message: string,
-    readonly kind: ToolErrorKind = "other",
+    readonly kind: ToolErrorKind,
   ) {
     super(message);
   }
@@ -37,11 +42,17 @@ interface Issue {
   message: string;
 }
 
-/** Validation issues as one readable line: `path: message; path: message`. */
+/**
+ * Validation issues as one readable line: `path: message; path: message`, or the message alone when it
+ * names its argument already (`end is required: …`).
+ */
 export function describeIssues(issues: readonly Issue[]): string {
   return issues
-    .map((issue) =>
-      issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ${issue.message}` : issue.message,
-    )
+    .map((issue) => {
+      const path = issue.path.map(String).join(".");
+      return path === "" || issue.message.startsWith(`${path} `)
+        ? issue.message
+        : `${path}: ${issue.message}`;
+    })
     .join("; ");
 }

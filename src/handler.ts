@@ -1,5 +1,11 @@
 import { createHandler } from "./app.js";
-import { configFromEnvironment } from "./config.js";
+import { configFromEnvironment, configWarnings } from "./config.js";
 
-/** The Lambda entry point (`src/handler.handler`): the handler for this function's environment. */
-export const handler = createHandler(configFromEnvironment());
+const config = configFromEnvironment();
+
+/**
+ * The Lambda entry point (`src/handler.handler`): the handler for this function's environment. Its
+ * configuration mistakes are logged at cold start in Lambda; `npm start` and `invoke local` print them
+ * once when they start (scripts/), before any request.
+ */
+export const handler = createHandler(config, { warnings: config.inLambda ? configWarnings(config) : [] });

@@ -8,13 +8,12 @@ import {
   type ListToolsResult,
   type ServerNotification,
   type ServerRequest,
-  type Tool as ToolDescriptor,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import * as z from "zod";
+import type * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
-import { instructionsFor, toolsNamed } from "../tools/index.js";
+import { forPlainPrometheus, instructionsFor, toolsNamed } from "../tools/index.js";
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import { constantResult } from "./bridge/jsonrpc.js";
@@ -24,6 +23,7 @@ import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
+import { describeTool } from "./toolSchemas.js";
 
 export const SERVER_NAME = "prometheus-mcp-lambda";
 export const SERVER_VERSION: string = packageJson.version;
@@ -45,6 +45,11 @@ export interface ServerOptions {
   toolFailuresAsErrors: boolean;
   /** PYTHON_COMPAT: a result's text is JSON indented by 2 spaces, as the Python server wrote it (else compact). */
   pythonLayout: boolean;
+  /**
+   * Declare the numbers clients may send for times, steps and limits (NUMERIC_PARAMETERS) in the tools'
+   * input schemas; off under PYTHON_COMPAT, whose schemas stay the Python server's (strings).
+   */
+  declareNumbers: boolean;
   /** MAX_RESULT_TOKENS: the model's budget for one tool result. */
   maxResultTokens: number;
   /** MAX_RESULT_BYTES: a cap on one tool result's text in bytes, besides its share of the response. */
@@ -66,7 +71,8 @@ export function serverOptionsOf(
   profileSupported: boolean,
   onFault: ServerOptions["onFault"],
 ): ServerOptions {
-  const tools = chosen ?? toolsNamed(config.tools);
+  const named = chosen ?? toolsNamed(config.tools);
+  const tools = config.plainPrometheus ? named.map(forPlainPrometheus) : named;
   const served = tools.map((tool) => tool.name);
   const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
@@ -82,11 +88,12 @@ export function serverOptionsOf(
   };
   return {
     tools,
-    instructions: instructionsFor(served),
+    instructions: instructionsFor(served, config.plainPrometheus),
     settings,
     upstream: createUpstream(settings),
     toolFailuresAsErrors: config.pythonCompat,
     pythonLayout: config.pythonCompat,
+    declareNumbers: !config.pythonCompat,
     maxResultTokens: config.maxResultTokens,
     maxResultBytes: config.maxResultBytes,
     onFault,
@@ -122,7 +129,9 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   let toolList: ListToolsResult | undefined;
   // Tool schemas are converted to JSON Schema once, on the first tools/list.
   const listTools = (): ListToolsResult => {
-    toolList ??= constantResult({ tools: options.tools.map(describeTool) });
+    toolList ??= constantResult({
+      tools: options.tools.map((tool) => describeTool(tool, options.declareNumbers)),
+    });
     return toolList;
   };
 
@@ -209,23 +218,6 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
     );
     return mcp;
   };
-}
-
-function describeTool(tool: Tool): ToolDescriptor {
-  return {
-    name: tool.name,
-    title: tool.annotations.title,
-    description: tool.description,
-    inputSchema: jsonSchemaOf(tool.inputSchema, "input"),
-    outputSchema: jsonSchemaOf(tool.outputSchema, "output"),
-    annotations: tool.annotations,
-  } as ToolDescriptor;
-}
-
-/** The schema as JSON Schema, without the `$schema` dialect line (MCP clients assume their own). */
-function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io });
-  return rest;
 }
 
 /** Why a tool call failed, filled in by callTool before it answers (or throws, under PYTHON_COMPAT). */
@@ -326,6 +318,7 @@ async function render(
     if (attempt >= FIT_ATTEMPTS) {
       throw new ToolError(
         `The result does not fit this reply's budget (${budget.tokens} tokens, ${budget.bytes} bytes), not even cut. Ask for less: a narrower query, or fewer calls in one batch.`,
+        "too_large",
       );
     }
     // Over by the estimate's slack or the layout: ask again with proportionally less of what was over.

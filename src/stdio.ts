@@ -1,6 +1,6 @@
 import { Console } from "node:console";
 import { Logger, type LogItem } from "@aws-lambda-powertools/logger";
-import { type Config, ConfigError, configFromEnvironment } from "./config.js";
+import { type Config, ConfigError, configFromEnvironment, configWarnings } from "./config.js";
 import type { Invocation } from "./context.js";
 import { redactCredentials } from "./prometheus/urls.js";
 import { mcpServerFactory, SERVER_VERSION, serverOptionsOf } from "./server.js";
@@ -85,6 +85,7 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
   };
 
   await server.connect(trackRequests(transport, requests));
+  for (const warning of configWarnings(config, env)) logger.warn(warning);
   logger.info("serving MCP over stdio", {
     version: SERVER_VERSION,
     prometheus_url: config.prometheusUrl === undefined ? "-" : redactCredentials(config.prometheusUrl),

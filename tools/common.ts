@@ -10,7 +10,7 @@ const PROFILE_NOT_SUPPORTED =
 /** The profile to use, or undefined; refuses a profile where no credentials file exists (a deployed Lambda). */
 export function usableProfile(profile: string | null | undefined, call: ToolCall): string | undefined {
   if (profile === null || profile === undefined) return undefined;
-  if (!call.settings.profileSupported) throw new ToolError(PROFILE_NOT_SUPPORTED);
+  if (!call.settings.profileSupported) throw new ToolError(PROFILE_NOT_SUPPORTED, "invalid_arguments");
   return profile;
 }
 
@@ -87,7 +87,8 @@ export function upstreamLimit(limit: number | undefined): number | undefined {
 
 /** A list answer read by a sink that gives undefined for a payload not of its shape. */
 export function expectList<T>(list: T | undefined, what: string, who = "Prometheus"): T {
-  if (list === undefined) throw new ToolError(`${who} answered with an unexpected ${what} payload.`);
+  if (list === undefined)
+    throw new ToolError(`${who} answered with an unexpected ${what} payload.`, "upstream_failed");
   return list;
 }
 

@@ -3,7 +3,7 @@ import { isPlainObject } from "../src/json.js";
 import { ListCollector } from "../src/results/entryList.js";
 import { compareMetadata, type MetadataEntry, metadataEntries } from "../src/results/metadata.js";
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
-import { countLimit, profile, region, workspaceId } from "./params.js";
+import { countLimit, profile, region, workspaceId, wrongType } from "./params.js";
 import { truncation } from "./results.js";
 import { defineTool, serves } from "./types.js";
 
@@ -22,7 +22,7 @@ export const GetMetricMetadata = defineTool({
   inputSchema: z.object({
     workspace_id: workspaceId,
     metric: z
-      .string()
+      .string({ error: wrongType("metric", "a metric name such as http_requests_total") })
       .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]{0,1023}$/, {
         error: "metric must be a metric name: letters, digits, _ or :, not starting with a digit",
       })

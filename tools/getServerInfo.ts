@@ -9,6 +9,9 @@ export const GetServerInfo = defineTool({
   description:
     "Show which Prometheus URL, AWS region and profile the other tools would use (for a workspace_id, its resolved URL). " +
     "Use it to check the configuration, the server's clock and the result size limit; it runs no query.",
+  plainDescription:
+    "Show which Prometheus server the other tools query and how (auth mode). " +
+    "Use it to check the configuration, the server's clock and the result size limit; it runs no query.",
   inputSchema: z.object({ workspace_id: workspaceId, region, profile }),
   outputSchema: z.object({
     prometheus_url: z

@@ -36,6 +36,25 @@ export function toolsNamed(names: readonly string[]): Tool[] {
   return tools.filter((tool) => names.includes(tool.name));
 }
 
+/** The parameters that choose an AMP workspace and how to reach it: meaningless with one plain Prometheus. */
+const AMP_PARAMETERS = ["workspace_id", "region", "profile"] as const;
+
+/**
+ * The tool as it is offered with one plain Prometheus (no AMP): without workspace_id, region and
+ * profile, and its plain description. A call that still passes them (a client configuration shared
+ * with an AMP deployment) is served: the input schema drops keys it does not declare.
+ */
+export function forPlainPrometheus(tool: Tool): Tool {
+  const declared = AMP_PARAMETERS.filter((name) => name in tool.inputSchema.shape);
+  const omitted = Object.fromEntries(declared.map((name) => [name, true] as const)) as Record<string, true> &
+    Record<number, never>;
+  return {
+    ...tool,
+    description: tool.plainDescription ?? tool.description,
+    inputSchema: tool.inputSchema.omit(omitted),
+  };
+}
+
 /** The tool groups TOOLS names (tools/catalog.json, which the IAM policy is computed from too). */
 export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.groups;
 
@@ -43,10 +62,12 @@ export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.
  * The server's instructions for the tools served: where an investigation starts (what is firing, and
  * the rules behind it), how to find what to query (names, labels, values), then the queries.
  */
-export function instructionsFor(served: readonly string[]): string {
+export function instructionsFor(served: readonly string[], plainPrometheus = false): string {
   const has = (name: string) => served.includes(name);
   const sentences = [
-    "Investigate Amazon Managed Service for Prometheus (AMP) or a Prometheus server.",
+    plainPrometheus
+      ? "Investigate the Prometheus server these tools query."
+      : "Investigate Amazon Managed Service for Prometheus (AMP) or a Prometheus server.",
     has("GetAvailableWorkspaces")
       ? `Without a configured Prometheus URL${has("GetServerInfo") ? " (GetServerInfo tells)" : ""}, GetAvailableWorkspaces gives the workspace_id every tool takes.`
       : "",

@@ -8,7 +8,7 @@ import { defineTool } from "./types.js";
 export const ListMetrics = defineTool({
   name: "ListMetrics",
   description:
-    "List the metric names stored in the Prometheus workspace, sorted. " +
+    "List the metric names stored in Prometheus, sorted. " +
     'Use it to discover what can be queried before writing PromQL; match narrows it (e.g. {__name__=~"http_.*"}, or {job="api"} for one job\'s metrics). ' +
     "A list over the token budget is cut to the first names; `truncated` (its first key) names the largest families of names.",
   inputSchema: z.object({

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { ListCollector } from "../src/results/entryList.js";
 import { compareRules, type RuleEntry, RuleTally, ruleEntries } from "../src/results/rules.js";
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
-import { countLimit, profile, region, workspaceId } from "./params.js";
+import { countLimit, profile, region, workspaceId, wrongType } from "./params.js";
 import { truncation } from "./results.js";
 import { defineTool } from "./types.js";
 
@@ -11,9 +11,12 @@ const ERRORS_NAMED = 5;
 
 /** One exact name or several; flat `anyOf` in JSON Schema, as `match`. */
 const names = (what: string) => {
-  const name = z.string().min(1, { error: `${what} must not be empty` });
+  const forms = `a ${what} name, or a list of them`;
+  const name = z.string({ error: wrongType(what, forms) }).min(1, { error: `${what} must not be empty` });
   return z
-    .union([name, z.array(name).min(1, { error: `${what} must name at least one` }), z.null()])
+    .union([name, z.array(name).min(1, { error: `${what} must name at least one` }), z.null()], {
+      error: wrongType(what, forms),
+    })
     .optional()
     .transform((value) => (value == null ? undefined : [value].flat()));
 };

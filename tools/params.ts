@@ -4,6 +4,19 @@ import { REGION_PATTERN } from "../src/prometheus/regions.js";
 import { ORDERS, type Order } from "../src/results/ranking.js";
 import { durationMs, parseRelativeTime } from "./relativeTime.js";
 
+/**
+ * The parameters a JSON number is accepted for (clients send Unix times, steps in seconds and limits as
+ * numbers; the server reads them as their decimal text), and the number each takes, as tools/list
+ * declares it beside the string forms (not under PYTHON_COMPAT, whose schemas are the Python server's).
+ */
+export const NUMERIC_PARAMETERS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  time: { type: "number", minimum: 0 },
+  start: { type: "number", minimum: 0 },
+  end: { type: "number", minimum: 0 },
+  step: { type: "number", exclusiveMinimum: 0 },
+  limit: { type: "integer", minimum: 1 },
+};
+
 /** Shared parameter schemas. Optional ones accept an explicit null (rendered as `anyOf: [string, null]`). */
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
@@ -66,17 +79,34 @@ function timeProblem(name: string, value: string): string | undefined {
   return `${name} must be an RFC 3339 timestamp (e.g. 2023-11-14T22:13:20Z), Unix seconds (e.g. 1700000000 or 1700000000.5), now, or now-<duration> (e.g. now-5m, now-1h30m, now-2d)`;
 }
 
+/**
+ * The error of an argument that is missing or not text: its name and the forms it takes, in words
+ * (`end is required: RFC 3339, …`), never the validator's own "expected string, received undefined".
+ */
+export function wrongType(name: string, forms: string): z.core.$ZodErrorMap {
+  return (issue) =>
+    issue.input === undefined ? `${name} is required: ${forms}` : `${name} must be ${forms}`;
+}
+
+/** The forms a time argument takes, as its description names them (a range starts before now). */
+const timeForms = (name: string) =>
+  name === "start"
+    ? "RFC 3339 (e.g. 2023-11-14T22:13:20Z), Unix seconds, or now-<duration> (e.g. now-1h)"
+    : "RFC 3339 (e.g. 2023-11-14T22:13:20Z), Unix seconds, now, or now-<duration> (e.g. now-5m)";
+
 /** A time argument; `now` and `now-<duration>` are resolved by the tool, against one clock reading per call. */
 const timestamp = (name: string) =>
   z
-    .string()
+    .string({ error: wrongType(name, timeForms(name)) })
     .max(MAX_TIME_LENGTH, { error: `${name} is too long`, abort: true })
     .refine((value) => timeProblem(name, value) === undefined, {
       error: (issue) => timeProblem(name, String(issue.input)),
     });
 
 export const workspaceId = z
-  .string()
+  .string({
+    error: wrongType("workspace_id", "an AMP workspace id such as ws-12345678-abcd-1234-abcd-123456789012"),
+  })
   .max(100, { error: "workspace_id is too long" })
   .regex(WORKSPACE_ID, {
     error:
@@ -89,14 +119,14 @@ export const workspaceId = z
   );
 
 export const region = z
-  .string()
+  .string({ error: wrongType("region", "an AWS region such as us-east-1") })
   .regex(REGION_PATTERN, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })
   .nullable()
   .optional()
   .describe("AWS region, e.g. us-east-1 (default: the function's).");
 
 export const profile = z
-  .string()
+  .string({ error: wrongType("profile", "the name of an AWS profile") })
   .min(1, { error: "profile must not be empty" })
   .max(128, { error: "profile is too long" })
   .nullable()
@@ -104,7 +134,7 @@ export const profile = z
   .describe("AWS named profile, for local runs only (in Lambda the function's role is used).");
 
 export const query = z
-  .string()
+  .string({ error: wrongType("query", "a PromQL expression, e.g. up or rate(http_requests_total[5m])") })
   .max(MAX_QUERY_LENGTH, { error: `query must be at most ${MAX_QUERY_LENGTH} characters` })
   .refine((value) => value.trim() !== "", { error: "query must not be empty" })
   .refine((value) => !hasLoneSurrogate(value), {
@@ -129,7 +159,7 @@ export const end = timestamp("end").describe(
 const STEP_FORMS = "a positive Prometheus duration (e.g. 15s, 1m, 1h30m, 1d, 500ms) or a number of seconds";
 
 export const step = z
-  .string()
+  .string({ error: wrongType("step", STEP_FORMS) })
   .max(MAX_TIME_LENGTH, {
     error: `step must be at most ${MAX_TIME_LENGTH} characters: ${STEP_FORMS} (e.g. 60)`,
     abort: true,
@@ -140,7 +170,7 @@ export const step = z
 /** A positive whole number of things to return, sent as a string (or a number) like every parameter. */
 export const countLimit = (what: string) =>
   z
-    .string()
+    .string({ error: wrongType("limit", "a positive whole number, e.g. 10") })
     .regex(/^0*[1-9]\d{0,8}$/, { error: "limit must be a positive whole number, e.g. 10" })
     .transform(Number)
     .nullable()
@@ -163,8 +193,10 @@ export const namesLimit = countLimit("names, first by name,");
 /** Series selectors a call may pass in one `match`. */
 const MAX_SELECTORS = 20;
 
+const SELECTOR_FORMS = 'a series selector such as up{job="api"} or {__name__=~"http_.*"}, or a list of them';
+
 const selector = z
-  .string()
+  .string({ error: wrongType("match", SELECTOR_FORMS) })
   .max(MAX_QUERY_LENGTH, { error: `each match must be at most ${MAX_QUERY_LENGTH} characters` })
   .refine((value) => value.trim() !== "", { error: "match must not be empty" })
   .refine((value) => !hasLoneSurrogate(value), {
@@ -183,14 +215,14 @@ const MATCH_DESCRIPTION =
  * or a list, always a list once parsed. One flat `anyOf` in JSON Schema, which every client reads.
  */
 export const match = z
-  .union([selector, SELECTORS])
+  .union([selector, SELECTORS], { error: wrongType("match", SELECTOR_FORMS) })
   .transform((value) => [value].flat())
   .refine(fewSelectors, TOO_MANY)
   .describe(MATCH_DESCRIPTION);
 
 /** `match`, optional (null or absent: no selector). */
 export const optionalMatch = z
-  .union([selector, SELECTORS, z.null()])
+  .union([selector, SELECTORS, z.null()], { error: wrongType("match", SELECTOR_FORMS) })
   .optional()
   .transform((value) => (value == null ? undefined : [value].flat()))
   .refine((list) => list === undefined || fewSelectors(list), TOO_MANY)
@@ -212,7 +244,7 @@ export const lookupEnd = timestamp("end")
 
 /** A label name as Prometheus's classic grammar allows it (it goes into the URL path). */
 export const labelName = z
-  .string()
+  .string({ error: wrongType("label", "a label name such as job, instance or __name__") })
   .regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,1023}$/, {
     error:
       "label must be a label name: a letter or _, then letters, digits or _ (e.g. job, __name__, status_code)",

@@ -12,7 +12,9 @@ export const truncation = z
 /** Prometheus's `data` for /query and /query_range; extra keys (e.g. `stats`) pass through untouched. */
 export const queryData = z.looseObject({
   resultType: z.enum(["matrix", "vector", "scalar", "string"]).describe("Shape of result"),
-  result: z.array(z.unknown()).describe("Series (matrix/vector) or [time, value] (scalar/string)"),
+  result: z
+    .array(z.union([z.looseObject({}), z.number(), z.string()]))
+    .describe("Series (matrix/vector) or [time, value] (scalar/string)"),
 });
 
 export const queryResult = queryData.extend({
@@ -29,6 +31,6 @@ export const queryResult = queryData.extend({
  */
 export function expectShape<T extends z.ZodType>(schema: T, data: unknown, what: string): z.output<T> {
   if (!schema.safeParse(data).success)
-    throw new ToolError(`Prometheus answered with an unexpected ${what} payload.`);
+    throw new ToolError(`Prometheus answered with an unexpected ${what} payload.`, "upstream_failed");
   return data as z.output<T>;
 }

@@ -53,6 +53,8 @@ export interface ToolAnnotations {
 export interface Tool<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObject = z.ZodObject> {
   name: string;
   description: string;
+  /** The description when the tools query one plain Prometheus (no workspaces), where it must differ. */
+  plainDescription?: string;
   inputSchema: In;
   outputSchema: Out;
   annotations: ToolAnnotations;

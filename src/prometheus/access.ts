@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.js";
+import { redactCredentials } from "./urls.js";
 
 /** The AMP workspace id in a URL such as `https://aps-workspaces.<region>.amazonaws.com/workspaces/ws-…/`. */
 export function workspaceIdFromUrl(url: string | undefined): string | undefined {
@@ -27,6 +28,27 @@ export function ampRegionOfUrl(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** True for a URL on AWS (an AMP workspace, a VPC endpoint of one): the URLs SigV4 signing is for. */
+function isAwsUrl(url: string): boolean {
+  if (workspaceIdFromUrl(url) !== undefined) return true;
+  try {
+    const host = new URL(url).hostname;
+    return host.endsWith(".amazonaws.com") || host.endsWith(".amazonaws.com.cn");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What to do when calls to a URL that is not AMP's would be SigV4-signed (PROMETHEUS_AUTH=sigv4, the
+ * default, with a plain Prometheus URL): said once at start, and again by every credentials error.
+ * Undefined when the two agree.
+ */
+export function sigv4Mismatch(url: string | undefined, auth: "sigv4" | "none"): string | undefined {
+  if (url === undefined || auth !== "sigv4" || isAwsUrl(url)) return undefined;
+  return `PROMETHEUS_URL=${redactCredentials(url)} is not an AMP workspace URL, yet PROMETHEUS_AUTH is sigv4 (the default), so every call is signed for AMP with AWS credentials. For a plain Prometheus set PROMETHEUS_AUTH=none.`;
 }
 
 /** A workspace a deployment names: its id, and its region when the entry carries one. */

@@ -45,6 +45,7 @@ export function ampError(error: unknown, context: AmpErrorContext): ToolError {
     const what = context.workspaceId ? `Workspace ${context.workspaceId}` : "The resource";
     return new AmpNotFoundError(
       `${what} not found in ${region}. Use GetAvailableWorkspaces to list the workspaces in that region, or pass the right region.`,
+      "rejected",
     );
   }
   if (name === "AccessDeniedException" || name === "AccessDenied") {
@@ -62,6 +63,7 @@ export function ampError(error: unknown, context: AmpErrorContext): ToolError {
   if (name === "CredentialsProviderError") {
     return new ToolError(
       `AWS credentials are missing: ${message}. Check the function's execution role or local credentials.`,
+      "no_credentials",
     );
   }
   if (name === "ThrottlingException" || name === "ServiceQuotaExceededException") {

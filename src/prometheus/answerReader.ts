@@ -79,9 +79,9 @@ export async function readAnswer<T>(
       // Over a limit (nested thousands deep, an element of many MiB): no real answer is, so the upstream
       // or something between is at fault; the caller is told which, never a stack.
       if (error instanceof AnswerLimitError) {
-        throw new ToolError(`${answer} cannot be read: ${lowerFirst(error.message)}`);
+        throw new ToolError(`${answer} cannot be read: ${lowerFirst(error.message)}`, "upstream_failed");
       }
-      throw new ToolError(`${answer} is not valid JSON: ${error.message}`);
+      throw new ToolError(`${answer} is not valid JSON: ${error.message}`, "upstream_failed");
     }
     throw error;
   }
@@ -125,6 +125,7 @@ function tooLarge(answer: string, maxBytes: number, seen: string): ToolError {
     `${answer} is too large to read (${seen}; the limit is ${formatBytes(maxBytes)}). ` +
       "Narrow the query: aggregate with sum by (<label>) (...), keep the largest series with topk(10, ...), " +
       "add label matchers, or use a larger step or a shorter range.",
+    "too_large",
   );
 }
 

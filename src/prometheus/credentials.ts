@@ -14,6 +14,9 @@ export const MAX_CACHED_PROVIDERS = 8;
 export class Credentials {
   private readonly providers = new Memo<CredentialsProvider>(MAX_CACHED_PROVIDERS);
 
+  /** `advice`: what a failure to find or use credentials should also say (a configuration mistake behind it). */
+  constructor(readonly advice?: string) {}
+
   /** How many providers are kept (at most MAX_CACHED_PROVIDERS). */
   get cachedProviders(): number {
     return this.providers.size;
@@ -29,7 +32,11 @@ export class Credentials {
         try {
           return await (await chain)(options);
         } catch (error) {
-          throw new ToolError(credentialsMessage(profile, error));
+          const message = credentialsMessage(profile, error);
+          throw new ToolError(
+            this.advice === undefined ? message : `${message} ${this.advice}`,
+            "no_credentials",
+          );
         }
       };
     });

@@ -96,6 +96,31 @@ export class DataPlane {
     private readonly regions?: Regions,
   ) {}
 
+  /**
+   * A 403: under SigV4, AMP refusing the signature or the caller's aps permissions (and when the URL is
+   * not AMP's, the advice to sign nothing); unsigned, the server or what stands in front of it.
+   */
+  private readonly refusal: Refusal = (who, detail, where) => {
+    const said = detail ? `: ${detail}` : "";
+    if (this.auth === "none") {
+      return new ToolError(
+        `${who} refused the request (HTTP 403 at ${where})${said}. Check the user:password@ of its URL, or what stands in front of it (a proxy, an auth gateway).`,
+        "denied",
+      );
+    }
+    const advice = this.credentials.advice;
+    if (advice !== undefined) {
+      return new ToolError(
+        `${who} refused the SigV4-signed request (HTTP 403 at ${where})${said}. ${advice}`,
+        "denied",
+      );
+    }
+    return new ToolError(
+      `Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected${said || "."}`,
+      "denied",
+    );
+  };
+
   /** How many SigV4 fetchers are kept (at most MAX_CACHED_SIGNERS). */
   get cachedSigners(): number {
     return this.signedFetchers.size;
@@ -180,6 +205,7 @@ export class DataPlane {
     if (call.basicAuth !== undefined && this.auth === "sigv4") {
       throw new ToolError(
         "A Prometheus URL with user:password@ cannot be used with SigV4 signing (PROMETHEUS_AUTH=sigv4): remove the credentials from the URL, or set PROMETHEUS_AUTH=none for a plain Prometheus with basic auth.",
+        "misconfigured",
       );
     }
     const fetcher = await this.fetcherFor(call);
@@ -194,6 +220,7 @@ export class DataPlane {
           call,
           () => ({ sink: makeSink(), ...this.limits }),
           tally,
+          this.refusal,
         );
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
@@ -256,6 +283,7 @@ async function attemptOnce<T>(
   call: DataPlaneCall,
   startReading: () => Reading<T>,
   tally: Tally | undefined,
+  refusal: Refusal,
 ): Promise<T> {
   const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   const who = call.service ?? "Prometheus";
@@ -286,11 +314,12 @@ async function attemptOnce<T>(
           response.status,
           await readCapped(response, MAX_ERROR_BODY_BYTES),
           where,
+          refusal,
         );
       }
       const { sink, maxAnswerBytes } = startReading();
       const read = await readAnswer(response, `${who}'s answer at ${where}`, sink, maxAnswerBytes);
-      return read.ok ? read.value : interpretFailure(who, response.status, read.body, where);
+      return read.ok ? read.value : interpretFailure(who, response.status, read.body, where, refusal);
     } catch (error) {
       if (error instanceof ToolError || error instanceof Retryable) throw error;
       call.context.debug?.("Prometheus attempt failed", {
@@ -318,16 +347,20 @@ interface PrometheusEnvelope {
   message?: unknown;
 }
 
+/** What a 403 means, by how requests are signed. */
+type Refusal = (who: Service, detail: string, where: string) => ToolError;
+
 /** Throws the error a failed answer means (a Retryable one for 429 and 5xx). */
-function interpretFailure(who: Service, status: number, body: string, where: string): never {
+function interpretFailure(
+  who: Service,
+  status: number,
+  body: string,
+  where: string,
+  refusal: Refusal,
+): never {
   const envelope = parseEnvelope(body);
   const detail = errorDetail(envelope, body);
-  if (status === 403) {
-    throw new ToolError(
-      `Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected${detail ? `: ${detail}` : "."}`,
-      "denied",
-    );
-  }
+  if (status === 403) throw refusal(who, detail, where);
   if (isRetryableStatus(status))
     throw new Retryable(
       `${who} failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`,
@@ -343,6 +376,7 @@ function interpretFailure(who: Service, status: number, body: string, where: str
   if (status >= 200 && status < 300) {
     throw new ToolError(
       `${who} answered HTTP ${status} at ${where} without a success status: ${detail || "empty body"}`,
+      "upstream_failed",
     );
   }
   throw new Rejected(
@@ -412,6 +446,7 @@ function redirected(who: Service, response: Response, url: string, where: string
   const status = response.status === 0 ? "a redirect" : `HTTP ${response.status}`;
   return new ToolError(
     `${who} answered with a redirect to ${to} (${status} at ${where}); not followed: requests and their credentials go to the configured Prometheus URL or workspace only. Configure the address it redirects to instead.`,
+    "misconfigured",
   );
 }
 

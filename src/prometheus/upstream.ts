@@ -1,3 +1,4 @@
+import { sigv4Mismatch } from "./access.js";
 import { ControlPlane } from "./controlPlane.js";
 import { Credentials } from "./credentials.js";
 import { DataPlane, MAX_ANSWER_BYTES } from "./dataPlane.js";
@@ -38,7 +39,7 @@ export interface Upstream {
 }
 
 export function createUpstream(settings: UpstreamSettings): Upstream {
-  const credentials = new Credentials();
+  const credentials = new Credentials(sigv4Mismatch(settings.prometheusUrl, settings.prometheusAuth));
   const regions = regionsFor(settings.defaultRegion);
   const controlPlane = new ControlPlane(credentials, settings.ampEndpoint, regions);
   const dataPlane = new DataPlane(

@@ -167,6 +167,7 @@ export class Workspaces {
       if (!workspace.prometheusEndpoint) {
         throw new ToolError(
           `Workspace ${workspaceId} in ${options.region} has no Prometheus endpoint yet (status ${workspace.status}); wait until it is ACTIVE.`,
+          "upstream_failed",
         );
       }
       return workspace.prometheusEndpoint;
@@ -245,8 +246,9 @@ export class Workspaces {
     if (this.access.limited) {
       throw new ToolError(
         `Workspace ID is required when no Prometheus URL is configured. This deployment may read ${this.access.list()}: pass one of them as workspace_id.`,
+        "invalid_arguments",
       );
     }
-    throw new ToolError(WORKSPACE_REQUIRED_MESSAGE);
+    throw new ToolError(WORKSPACE_REQUIRED_MESSAGE, "invalid_arguments");
   }
 }

@@ -13,7 +13,7 @@ import {
   postMcp,
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
-import { CORE_TOOLS, TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
@@ -448,7 +448,7 @@ for (const pythonCompat of [false, true]) {
           result: { tools: { name: string }[] };
         };
         expect(reply.result.tools.map((tool) => tool.name)).toStrictEqual(
-          pythonCompat ? CORE_TOOLS : Object.keys(TOOL_INTERFACE),
+          pythonCompat ? CORE_TOOLS : Object.keys(PLAIN_TOOL_INTERFACE),
         );
       });
     });
@@ -639,7 +639,7 @@ describe("faults", () => {
       inputSchema: z.object({}),
       outputSchema: z.object({}),
       run: async () => {
-        throw new ToolError("Internal error");
+        throw new ToolError("Internal error", "upstream_failed");
       },
     });
     const handler = makeHandler({ PYTHON_COMPAT: "true" }, { tools: [failing] });

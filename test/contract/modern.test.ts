@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import packageJson from "../../package.json" with { type: "json" };
 import { EVENT_FORMATS, lambdaContext } from "../helpers/events.js";
 import { callHttp, type Handler, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 // The 2026-07-28 revision on this transport, row by row, for every event format: no handshake, no
@@ -83,7 +83,10 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
         resultType: "complete",
         supportedVersions: SUPPORTED,
         capabilities: { tools: { listChanged: false } },
-        instructions: expect.stringContaining("GetAvailableWorkspaces"),
+        // A plain Prometheus: the server, not workspaces.
+        instructions: expect.stringMatching(
+          /^Investigate the Prometheus server these tools query\.(?!.*[Ww]orkspace)/,
+        ),
         ttlMs: 3_600_000,
         cacheScope: "public",
         _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
@@ -102,7 +105,7 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
       cacheScope: "public",
       _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
     });
-    expect(tools.map((tool: { name: string }) => tool.name)).toStrictEqual(Object.keys(TOOL_INTERFACE));
+    expect(tools.map((tool: { name: string }) => tool.name)).toStrictEqual(Object.keys(PLAIN_TOOL_INTERFACE));
   });
 
   it("tools/call: the tool's result, completed (no cache hints: a call is not cacheable)", async () => {
@@ -296,7 +299,7 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
       const result = await post(handler, leveled, format, headersFor(leveled));
       expect(result.statusCode).toBe(200);
       expect(header(result, "Content-Type")).toBe("application/json");
-      expect(result.json.result.tools).toHaveLength(Object.keys(TOOL_INTERFACE).length);
+      expect(result.json.result.tools).toHaveLength(Object.keys(PLAIN_TOOL_INTERFACE).length);
     });
   });
 

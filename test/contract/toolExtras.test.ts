@@ -259,6 +259,7 @@ describe("a query that matched nothing while filtering on labels: the hint sends
 
 describe("TOOLS: the tools a deployment serves", () => {
   it("lists only those, in tools/list order; another is an unknown tool; the instructions name only those", async () => {
+    // A plain Prometheus: the core group without GetAvailableWorkspaces, which only its own name serves.
     const handler = localHandler({ TOOLS: "ListAlerts,core" });
     const listed = JSON.parse((await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "tools/list" })).body);
     expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toStrictEqual([
@@ -266,7 +267,6 @@ describe("TOOLS: the tools a deployment serves", () => {
       "ExecuteRangeQuery",
       "ListMetrics",
       "GetServerInfo",
-      "GetAvailableWorkspaces",
       "ListAlerts",
     ]);
     const reply = JSON.parse((await postMcp(handler, toolCall(2, "ListRules", {}))).body);
@@ -341,7 +341,7 @@ describe("now and now-<duration> as they reach Prometheus", () => {
       const result = await callOne(localHandler(), "ExecuteQuery", { query: "up", time });
       expect(result.isError).toBe(true);
       expect(result.content[0]?.text).toContain(
-        `Error executing tool ExecuteQuery: Invalid arguments: time: ${message}`,
+        `Error executing tool ExecuteQuery: Invalid arguments: ${message}`,
       );
       expect(result.content[0]?.text).toMatch(/now-<duration>|now-1h/);
       expect(received).toHaveLength(0);

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import packageJson from "../../package.json" with { type: "json" };
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE, TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import {
@@ -20,6 +21,9 @@ export const CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16";
 export const CONFORMANCE_MODERN = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
 export const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 const NODE_22 = "node@22";
+const REPOSITORY = fileURLToPath(new URL("../..", import.meta.url));
+/** An AMP workspace URL: tools/list needs no call to it. */
+const AMP_WORKSPACE_URL = "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-12345678-abcd/";
 const BASELINE = fileURLToPath(new URL("./conformance-baseline.yml", import.meta.url));
 const BASELINE_2026 = fileURLToPath(new URL("./conformance-2026-baseline.yml", import.meta.url));
 
@@ -193,7 +197,8 @@ describe.skipIf(!prometheusAvailable())("real MCP clients against serverless off
     const listed = await npx([...inspector, "--method", "tools/list"], 600_000);
     expect(listed.code, listed.stderr).toBe(0);
     const tools = JSON.parse(listed.stdout).tools as { name: string }[];
-    expect(tools.map((tool) => tool.name)).toStrictEqual(Object.keys(TOOL_INTERFACE));
+    // A plain Prometheus: no GetAvailableWorkspaces.
+    expect(tools.map((tool) => tool.name)).toStrictEqual(Object.keys(PLAIN_TOOL_INTERFACE));
     const labelled = await npx(
       [
         ...inspector,
@@ -224,6 +229,41 @@ describe.skipIf(!prometheusAvailable())("real MCP clients against serverless off
     );
     expect(result.structuredContent.resultType).toBe("vector");
     expect(result.structuredContent.result[0]?.value[0]).toBe(DATASET.start + 900);
+  }, 900_000);
+
+  it("the MCP Inspector's --strict schema check finds nothing, with a plain Prometheus, AMP and PYTHON_COMPAT", async () => {
+    const strict = ["-p", INSPECTOR, "mcp-inspector", "--cli", "--method", "tools/list", "--strict"];
+    // The stdio entry serves the same tools/list as the function: AMP's and the Python layout's, there.
+    const stdio = (env: Record<string, string>) => [
+      ...Object.entries({ AWS_EC2_METADATA_DISABLED: "true", ...env }).flatMap(([name, value]) => [
+        "-e",
+        `${name}=${value}`,
+      ]),
+      "--",
+      process.execPath,
+      join(REPOSITORY, packageJson.bin["prometheus-mcp-stdio"]),
+    ];
+    const runs: [string, string[], string[]][] = [
+      ["plain Prometheus (HTTP)", [url, "--transport", "http"], Object.keys(PLAIN_TOOL_INTERFACE)],
+      ["AMP (stdio)", stdio({ PROMETHEUS_URL: AMP_WORKSPACE_URL }), Object.keys(TOOL_INTERFACE)],
+      [
+        "PYTHON_COMPAT (stdio)",
+        stdio({ PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none", PYTHON_COMPAT: "true" }),
+        CORE_TOOLS,
+      ],
+    ];
+    for (const [mode, target, names] of runs) {
+      const listed = await npx([...strict, ...target], 600_000);
+      const output = `${mode}:\n${listed.stderr}`;
+      expect(listed.code, output).toBe(0);
+      // Without findings the Inspector prints neither a finding nor its one-line count.
+      expect(listed.stderr, output).not.toMatch(/Warning: tool|Error: tool|Schema portability/);
+      const tools = JSON.parse(listed.stdout).tools as { name: string }[];
+      expect(
+        tools.map((tool) => tool.name),
+        mode,
+      ).toStrictEqual(names);
+    }
   }, 900_000);
 });
 

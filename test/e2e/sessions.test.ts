@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 
@@ -47,7 +47,7 @@ describe("MCP SDK client session across a serverless offline restart", () => {
     offline = await startOffline(env, ports);
 
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(Object.keys(TOOL_INTERFACE).length);
+    expect(tools).toHaveLength(Object.keys(PLAIN_TOOL_INTERFACE).length);
     const after = await client.callTool({ name: "GetServerInfo", arguments: {} });
     // The same settings after the restart; only the server's clock has moved on.
     const settled = (info: unknown) => ({ ...(info as Record<string, unknown>), server_time: "-" });

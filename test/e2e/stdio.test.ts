@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CORE_TOOLS, TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { runOk } from "../support/childProcess.js";
 import {
   DATASET,
@@ -23,7 +23,7 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
   bin: Record<string, string>;
 };
 const BIN = join(ROOT, packageJson.bin["prometheus-mcp-stdio"] ?? "missing bin");
-const TOOL_NAMES = Object.keys(TOOL_INTERFACE).sort();
+const PLAIN_NAMES = Object.keys(PLAIN_TOOL_INTERFACE).sort();
 const CORE_NAMES = [...CORE_TOOLS].sort();
 
 /** The child's whole environment: nothing from ours but PATH, and no way to reach AWS. */
@@ -207,7 +207,8 @@ describe("stdio entry: settings", () => {
     const client = await connect({ PROMETHEUS_URL: "http://127.0.0.1:1", PROMETHEUS_AUTH: "none" });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toStrictEqual(TOOL_NAMES);
+      // A plain Prometheus: no GetAvailableWorkspaces (nor workspace_id, region, profile).
+      expect(tools.map((tool) => tool.name).sort()).toStrictEqual(PLAIN_NAMES);
       expect(client.getServerVersion()?.name).toBe("prometheus-mcp-lambda");
     } finally {
       await client.close();
@@ -227,6 +228,22 @@ describe("stdio entry: settings", () => {
         await chosen.close();
       }
     }
+  });
+
+  it("warns on stderr at start: SigV4 for a URL that is not AMP's, and a misspelled setting", async () => {
+    const exited = await runServer({ PROMETHEUS_URL: "http://127.0.0.1:9090", PROMETHEUS_ULR: "x" }, []);
+    expect(exited.code).toBe(0);
+    expect(exited.stdout).toBe("");
+    const warnings = exited.stderr
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: string; message: string })
+      .filter((line) => line.level === "WARN")
+      .map((line) => line.message);
+    expect(warnings).toStrictEqual([
+      "Warning: PROMETHEUS_URL=http://127.0.0.1:9090 is not an AMP workspace URL, yet PROMETHEUS_AUTH is sigv4 (the default), so every call is signed for AMP with AWS credentials. For a plain Prometheus set PROMETHEUS_AUTH=none.",
+      "Warning: PROMETHEUS_ULR is not a setting of this server and is ignored; did you mean PROMETHEUS_URL?",
+    ]);
   });
 
   it.each([

@@ -16,6 +16,7 @@ export function localServerFactory(): McpServerFactory {
     upstream: createUpstream(LOCAL_SETTINGS),
     toolFailuresAsErrors: false,
     pythonLayout: false,
+    declareNumbers: true,
     maxResultTokens: 20_000,
     maxResultBytes: undefined,
     onFault: () => undefined,

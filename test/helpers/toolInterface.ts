@@ -42,3 +42,20 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
 
 /** The Python server's five tools (TOOLS=core, the default under PYTHON_COMPAT), in its order. */
 export const CORE_TOOLS = Object.keys(TOOL_INTERFACE).slice(0, 5);
+
+/** The parameters that choose an AMP workspace and how to reach it. */
+export const AMP_PARAMETERS = ["workspace_id", "region", "profile"];
+
+/**
+ * The interface with one plain Prometheus (PROMETHEUS_URL not an AMP workspace, PROMETHEUS_AUTH=none,
+ * PYTHON_COMPAT off): no AMP parameters, and no GetAvailableWorkspaces unless TOOLS names it.
+ */
+export const PLAIN_TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> =
+  Object.fromEntries(
+    Object.entries(TOOL_INTERFACE)
+      .filter(([name]) => name !== "GetAvailableWorkspaces")
+      .map(([name, { required, properties }]) => [
+        name,
+        { required, properties: properties.filter((property) => !AMP_PARAMETERS.includes(property)) },
+      ]),
+  );

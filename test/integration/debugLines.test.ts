@@ -68,7 +68,7 @@ describe("DEBUG lines through the handler", () => {
         const result = await post(call("ExecuteRangeQuery", args));
         const reply = JSON.parse(result.body);
         expect(reply.result.isError).toBe(true);
-        expect(reply.result.content[0].text).toMatch(/Invalid arguments: (step|query): \1 must be at most/);
+        expect(reply.result.content[0].text).toMatch(/Invalid arguments: (step|query) must be at most/);
       });
       expect(parsed.some((line) => line.message === "request")).toBe(true);
       for (const line of raw) {

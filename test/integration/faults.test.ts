@@ -192,11 +192,33 @@ describe("data-plane faults", () => {
       },
     ]);
     try {
-      const error = (await query(server.url, { auth: "sigv4" })) as Error;
+      // Laid out as an AMP workspace: SigV4 is what it takes.
+      const error = (await query(`${server.url}/workspaces/ws-1/`, { auth: "sigv4" })) as Error;
       expect(error.message).toBe(
         "Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected: User: arn:aws:sts::1:assumed-role/x is not authorized to perform: aps:QueryMetrics",
       );
       expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a 403 from a URL that is not AMP's: signed, the advice to sign nothing; unsigned, the server's refusal", async () => {
+    const server = await startFaultServer([
+      { status: 403, body: { message: "forbidden by the gateway" } },
+      { status: 403, body: { message: "forbidden by the gateway" } },
+    ]);
+    try {
+      const signed = (await query(server.url, { auth: "sigv4" })) as Error;
+      expect(signed.message).toBe(
+        `Prometheus refused the SigV4-signed request (HTTP 403 at ${server.url}/api/v1/query): forbidden by the gateway. PROMETHEUS_URL=${server.url} is not an AMP workspace URL, yet PROMETHEUS_AUTH is sigv4 (the default), so every call is signed for AMP with AWS credentials. For a plain Prometheus set PROMETHEUS_AUTH=none.`,
+      );
+      const unsigned = (await query(server.url, { auth: "none" })) as Error;
+      expect(unsigned.message).toBe(
+        `Prometheus refused the request (HTTP 403 at ${server.url}/api/v1/query): forbidden by the gateway. Check the user:password@ of its URL, or what stands in front of it (a proxy, an auth gateway).`,
+      );
+      expect(unsigned.message).not.toContain("Amazon");
+      expect(server.requests).toHaveLength(2);
     } finally {
       await server.close();
     }

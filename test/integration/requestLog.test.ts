@@ -188,3 +188,58 @@ describe("DEBUG names each step of a session", () => {
     expect(JSON.stringify(resumed)).not.toContain(sessionId);
   });
 });
+
+describe("local logs (npm start, invoke local)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it.each([
+    ["IS_OFFLINE", "npm start"],
+    ["IS_LOCAL", "invoke local"],
+  ])("under %s (%s): no metrics document, and each request its own correlation id", async (marker) => {
+    // The events carry one request id, as serverless offline's all do ("offlineContext_resourceId").
+    const handler = makeHandler({ [marker]: "true", LOG_LEVEL: "INFO", METRICS: "" });
+    const lines = await linesOf(async () => {
+      for (const id of ["local-invocation-1", "local-invocation-2"]) {
+        await callHttp(
+          handler,
+          {
+            method: "POST",
+            path: "/mcp",
+            headers: JSON_HEADERS,
+            body: query("up"),
+            requestId: "offlineContext_resourceId",
+          },
+          "v2",
+          30_000,
+          { ...lambdaContext(), awsRequestId: id },
+        );
+      }
+    });
+    const requests = lines.filter((line) => line.message === "request");
+    expect(requests.map((line) => line.correlation_id)).toStrictEqual([
+      "local-invocation-1",
+      "local-invocation-2",
+    ]);
+    for (const line of lines) expect(line).not.toHaveProperty("_aws");
+    // Deployed, the API Gateway request id stays the correlation id, and the metrics ride on the line.
+    const deployed = makeHandler({ AWS_LAMBDA_FUNCTION_NAME: "fn", LOG_LEVEL: "INFO", METRICS: "" });
+    const deployedLines = await linesOf(() =>
+      callHttp(
+        deployed,
+        {
+          method: "POST",
+          path: "/mcp",
+          headers: JSON_HEADERS,
+          body: query("up"),
+          requestId: "apigw-request-1",
+        },
+        "v2",
+        30_000,
+        { ...lambdaContext(), awsRequestId: "lambda-1" },
+      ),
+    );
+    const deployedRequest = deployedLines.find((line) => line.message === "request");
+    expect(deployedRequest?.correlation_id).toBe("apigw-request-1");
+    expect(deployedRequest).toHaveProperty("_aws");
+  });
+});

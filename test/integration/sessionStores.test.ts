@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
+import { FileSessionStore } from "../../src/sessions/fileStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import {
   SessionDataError,
@@ -14,6 +16,7 @@ import {
   SessionStoreError,
 } from "../../src/sessions/store.js";
 import { testContext } from "../helpers/context.js";
+import { bundleForNode } from "../support/bundle.js";
 import { runOk } from "../support/childProcess.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
@@ -59,22 +62,49 @@ afterAll(async () => {
 
 interface Subject {
   name: string;
-  make(): SessionStore;
+  /** A store for one test, and what to clean up after it. */
+  make(): Promise<{ store: SessionStore; dispose?: () => Promise<void> }>;
 }
 
 const subjects: Subject[] = [
-  { name: "MemorySessionStore", make: () => new MemorySessionStore() },
+  { name: "MemorySessionStore", make: async () => ({ store: new MemorySessionStore() }) },
   {
     name: "DynamoSessionStore (dynalite)",
-    make: () =>
-      new DynamoSessionStore({ tableName: dynamo.tableName, region: "us-east-1", endpoint: dynamo.endpoint }),
+    make: async () => ({
+      store: new DynamoSessionStore({
+        tableName: dynamo.tableName,
+        region: "us-east-1",
+        endpoint: dynamo.endpoint,
+      }),
+    }),
+  },
+  {
+    name: "FileSessionStore",
+    make: async () => {
+      const directory = await mkdtemp(join(tmpdir(), "file-sessions-"));
+      const warnings: string[] = [];
+      const store = new FileSessionStore({ directory, onWarning: (message) => warnings.push(message) });
+      return {
+        store,
+        dispose: async () => {
+          // Let a sweep under way finish before its directory goes.
+          await store.sweep();
+          await rm(directory, { recursive: true, force: true });
+          expect(warnings).toEqual([]);
+        },
+      };
+    },
   },
 ];
 
 describe.each(subjects)("SessionStore contract: $name", (subject) => {
   let store: SessionStore;
-  beforeAll(() => {
-    store = subject.make();
+  let dispose: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    ({ store, dispose } = await subject.make());
+  });
+  afterEach(async () => {
+    await dispose?.();
   });
 
   it("round-trips every field of a created record, nested params included", async () => {
@@ -454,6 +484,140 @@ describe("DynamoSessionStore only", () => {
       expect(result.error).toMatch(/^SessionStoreError: session store get failed/);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("FileSessionStore across processes", () => {
+  /** Run by each child: N read-modify-write updates of one session, or a create of each of a list of ids. */
+  const CHILD = `
+    import { stat, writeFile } from "node:fs/promises";
+    import { FileSessionStore } from "./fileStore.mjs";
+    const [directory, mode, tag, barrier, arg] = process.argv.slice(2);
+    const store = new FileSessionStore({ directory, onWarning: (message) => console.error("warning:", message) });
+    const context = () => ({ deadlineAt: Date.now() + 20000, signal: new AbortController().signal, replyBytes: Infinity });
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
+    // Each child says it is ready; once both are, both start 100 ms after the later one.
+    await writeFile(barrier + "-" + tag, "");
+    let readyAt = [];
+    while (readyAt.length < 2) {
+      readyAt = (await Promise.all(["a", "b"].map((each) => stat(barrier + "-" + each).catch(() => undefined))))
+        .filter(Boolean).map((ready) => ready.mtimeMs);
+      if (readyAt.length < 2) await pause();
+    }
+    const startAt = Math.max(...readyAt) + 100;
+    // Both children take their turn i together (at startAt + i × 4 ms): otherwise the first to start runs
+    // ahead and the two rarely meet.
+    const turn = async (i) => {
+      while (Date.now() < startAt + i * 4) await pause();
+    };
+    if (mode === "update") {
+      const [sessionId, count] = arg.split(",");
+      let updated = 0;
+      let conflicts = 0;
+      for (let i = 0; i < Number(count); i++) {
+        await turn(i);
+        for (;;) {
+          const current = await store.get(sessionId, context());
+          const logLevel = current.logLevel + "," + tag + i;
+          const result = await store.update(sessionId, current.version, { logLevel, updatedAt: Date.now() }, true, context());
+          if (result === "updated") break;
+          if (result !== "conflict") throw new Error("update answered " + result);
+          conflicts++;
+        }
+        updated++;
+      }
+      console.log(JSON.stringify({ updated, conflicts }));
+    } else {
+      const won = [];
+      const lost = [];
+      for (const [i, sessionId] of arg.split(",").entries()) {
+        await turn(i);
+        const now = Date.now();
+        const record = { sessionId, initializeParams: {}, protocolVersion: "2025-06-18", logLevel: undefined,
+          principal: tag, createdAt: now, updatedAt: now, expiresAt: Math.floor(now / 1000) + 3600, version: 1 };
+        await store.create(record, context()).then(() => won.push(sessionId), (error) => lost.push(error.name + ": " + error.message));
+      }
+      console.log(JSON.stringify({ won, lost }));
+    }
+  `;
+
+  let dir: string;
+  let directory: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "file-store-processes-"));
+    directory = join(dir, "sessions");
+    await bundleForNode(join(ROOT, "src/sessions/fileStore.ts"), join(dir, "fileStore.mjs"));
+    await writeFile(join(dir, "child.mjs"), CHILD);
+  });
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Runs both children at once, each with its tag, and parses what each printed. */
+  async function both<T>(mode: string, arg: string): Promise<[T, T]> {
+    const barrier = join(dir, `ready-${mode}`);
+    const env = { ...process.env, NODE_OPTIONS: "" };
+    const outputs = await Promise.all(
+      ["a", "b"].map((tag) =>
+        runOk(process.execPath, [join(dir, "child.mjs"), directory, mode, tag, barrier, arg], {
+          cwd: dir,
+          env,
+          timeoutMs: 60_000,
+        }),
+      ),
+    );
+    for (const { stderr } of outputs) expect(stderr).not.toContain("warning:");
+    return outputs.map(({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}")) as [T, T];
+  }
+
+  it("two processes updating one session lose no update", async () => {
+    const store = new FileSessionStore({ directory });
+    const created = record({ logLevel: "start", version: 1 });
+    await store.create(created, ctx());
+
+    const count = 200;
+    const results = await both<{ updated: number; conflicts: number }>(
+      "update",
+      `${created.sessionId},${count}`,
+    );
+    expect(results.map(({ updated }) => updated)).toEqual([count, count]);
+    // Both wrote at the same time: some of their writes met (else this test proves nothing).
+    expect(results[0].conflicts + results[1].conflicts).toBeGreaterThan(0);
+
+    const final = await store.get(created.sessionId, ctx());
+    expect(final?.version).toBe(1 + 2 * count);
+    const applied = final?.logLevel?.split(",") ?? [];
+    const expected = ["a", "b"].flatMap((tag) => Array.from({ length: count }, (_, i) => `${tag}${i}`));
+    expect(applied.slice(1).sort()).toEqual(expected.sort());
+    // Each process's own updates in its order.
+    for (const tag of ["a", "b"]) {
+      expect(applied.filter((entry) => entry.startsWith(tag))).toEqual(
+        Array.from({ length: count }, (_, i) => `${tag}${i}`),
+      );
+    }
+    expect((await readdir(directory)).filter((name) => !name.endsWith(".json"))).toEqual([]);
+  });
+
+  it("two processes creating the same ids: exactly one wins each, the other is told it exists", async () => {
+    const ids = Array.from({ length: 100 }, () => randomUUID());
+    const [a, b] = await both<{ won: string[]; lost: string[] }>("create", ids.join(","));
+    // Each won some: the two really met at each id, rather than one running ahead.
+    expect(a.won.length).toBeGreaterThan(0);
+    expect(b.won.length).toBeGreaterThan(0);
+    expect([...a.won, ...b.won].sort()).toEqual([...ids].sort());
+    expect(a.won.length + b.won.length).toBe(ids.length);
+    expect([...a.lost, ...b.lost]).toEqual(
+      Array(ids.length).fill("SessionStoreError: session store create failed: the id exists already"),
+    );
+    const store = new FileSessionStore({ directory });
+    for (const [tag, won] of [
+      ["a", a.won],
+      ["b", b.won],
+    ] as const) {
+      for (const id of won) expect((await store.get(id, ctx()))?.principal).toBe(tag);
     }
   });
 });

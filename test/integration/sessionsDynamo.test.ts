@@ -15,7 +15,7 @@ import {
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
 import { sessionContainer } from "../helpers/sessionContainer.js";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
@@ -83,7 +83,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     const listed = await post(second.handler, { jsonrpc: "2.0", id: 3, method: "tools/list" }, id);
     expect(listed.statusCode).toBe(200);
     expect(header(listed, "Mcp-Session-Id")).toBe(id);
-    expect(JSON.parse(listed.body).result.tools).toHaveLength(Object.keys(TOOL_INTERFACE).length);
+    expect(JSON.parse(listed.body).result.tools).toHaveLength(Object.keys(PLAIN_TOOL_INTERFACE).length);
     const info = await post(
       second.handler,
       { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "GetServerInfo", arguments: {} } },

@@ -255,6 +255,7 @@ describe("tool behaviour without any server", () => {
       await expect(callTool(tool, args, makeToolCall())).rejects.toThrow(
         new ToolError(
           "Workspace ID is required when no Prometheus URL is configured. Please use GetAvailableWorkspaces to list available workspaces and choose one.",
+          "invalid_arguments",
         ),
       );
     },

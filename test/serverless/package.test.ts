@@ -326,6 +326,8 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       LOG_LEVEL: "INFO",
       SESSIONS: "optional",
       SESSION_TTL_SECONDS: "86400",
+      SESSION_STORE: "dynamodb",
+      SESSION_DIR: "",
       SESSION_TABLE: { Ref: tableId },
       DYNAMODB_ENDPOINT: "",
       METRICS_NAMESPACE: "PrometheusMcp",

@@ -11,6 +11,9 @@ describe("configuration", () => {
       awsRegion: "us-east-1",
       oauth: undefined,
       ampEndpoint: undefined,
+      plainPrometheus: false,
+      sessionStore: "memory",
+      sessionDir: ".local/sessions",
       sessionTable: undefined,
       dynamodbEndpoint: undefined,
       sessions: "optional",
@@ -27,6 +30,7 @@ describe("configuration", () => {
       serviceName: "prometheus-mcp-lambda",
       inLambda: false,
       isOffline: false,
+      isLocal: false,
       tools: [
         "ExecuteQuery",
         "ExecuteRangeQuery",

@@ -4,7 +4,8 @@
 // byte budget), and passed through as the Python Lambda did (indented text plus structuredContent):
 // bytes, tokens by both real tokenizers, series in view, series with curves, points per curve. Then
 // what the budget costs: on a 1.2 MB answer that fits, reading a large answer with statistics, a 40 MB
-// answer in a small heap, and the size of tools/list.
+// answer in a small heap. Then tools/list as a model reads it, in each mode (AMP, a plain Prometheus,
+// PYTHON_COMPAT), its own figure (`toolsListModes`, registered as `toolsList`).
 import { parseJsonBytes } from "../../../src/json.js";
 import { readAnswer } from "../../../src/prometheus/answerReader.js";
 import { QueryResultCollector } from "../../../src/results/queryResult.js";
@@ -17,7 +18,7 @@ import {
   onCallOpenMetricsChunks,
 } from "../../support/onCallDataset.js";
 import { startPrometheus } from "../../support/prometheus.js";
-import { realTokens } from "../../support/tokenizers.js";
+import { maxRealTokens, realTokens } from "../../support/tokenizers.js";
 import type { BenchContext, Handler } from "../context.js";
 import { interleave } from "../measure.js";
 import type { Figure } from "../report.js";
@@ -162,7 +163,6 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       });
     }
     figures.push(pointsFit(pointsPerBudget));
-    figures.push(await toolsList(ours));
     figures.push(await budgetCost(ctx, prometheus.url));
     figures.push(await statisticsCost(ctx, prometheus.url));
     figures.push(await boundedMemory(ctx.root));
@@ -189,27 +189,121 @@ function pointsFit(perBudget: readonly number[]): Figure {
   };
 }
 
-/** tools/list as a model receives it: its size and tokens. */
-async function toolsList(handler: Handler): Promise<Figure> {
-  const body = { jsonrpc: "2.0", id: 1, method: "tools/list" };
-  const event = httpEvent("v2", {
-    method: "POST",
-    path: "/mcp",
-    headers: HEADERS,
-    body: JSON.stringify(body),
-  });
-  const http = (await handler(event, lambdaContext(10_000))) as { body: string };
-  const tools = JSON.stringify((JSON.parse(http.body) as { result: { tools: unknown[] } }).result.tools);
-  const { claude, o200k } = realTokens(tools);
-  return {
+/** An AMP workspace URL: only its shape matters, tools/list calls nothing. */
+const AMP_URL = "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-12345678-abcd/";
+
+/** The configurations whose tools/list is measured, AMP first: the others are compared with it. */
+const TOOLS_LIST_MODES = [
+  {
     id: "tools-list-tokens",
-    title: "tools/list: the tool definitions a model reads",
-    unit: "tokens",
-    ours: Math.max(claude, o200k),
+    mode: "AMP",
+    detail: "PROMETHEUS_URL an AMP workspace URL, PROMETHEUS_AUTH=sigv4",
+    env: { PROMETHEUS_URL: AMP_URL, PROMETHEUS_AUTH: "sigv4" },
     target: "report (lean: every description short)",
-    met: true,
-    note: `${Buffer.byteLength(tools).toLocaleString("en-US")} bytes, ${claude} Claude / ${o200k} o200k tokens`,
+    met: () => true,
+  },
+  {
+    id: "tools-list-tokens-plain",
+    mode: "plain Prometheus",
+    detail: "PROMETHEUS_URL=http://127.0.0.1:9090, PROMETHEUS_AUTH=none",
+    env: { PROMETHEUS_URL: "http://127.0.0.1:9090", PROMETHEUS_AUTH: "none" },
+    target: "fewer bytes and tokens than AMP's (no workspace_id, region, profile, GetAvailableWorkspaces)",
+    met: (m: Listing, amp: Listing) => leaner(m, amp),
+  },
+  {
+    id: "tools-list-tokens-python-compat",
+    mode: "PYTHON_COMPAT=true",
+    detail: "the AMP workspace URL, sigv4, PYTHON_COMPAT=true (TOOLS defaults to core)",
+    env: { PROMETHEUS_URL: AMP_URL, PROMETHEUS_AUTH: "sigv4", PYTHON_COMPAT: "true" },
+    target: "the five core tools only, fewer bytes and tokens than AMP's",
+    met: (m: Listing, amp: Listing) => m.tools === 5 && leaner(m, amp),
+  },
+] as const;
+
+interface Listing {
+  tools: number;
+  bytes: number;
+  claude: number;
+  o200k: number;
+  /** The initialize result's instructions, which a model also reads (bytes, larger token count). */
+  instructionsBytes: number;
+  instructionsTokens: number;
+}
+
+/** tools/list as a model receives it (the `tools` array as JSON), and initialize's instructions, of one configuration. */
+async function listing(env: Record<string, string>): Promise<Listing> {
+  const handler = makeHandler(env);
+  const post = async (body: unknown) => {
+    const event = httpEvent("v2", {
+      method: "POST",
+      path: "/mcp",
+      headers: HEADERS,
+      body: JSON.stringify(body),
+    });
+    const http = (await handler(event, lambdaContext(10_000))) as { statusCode: number; body: string };
+    const reply = JSON.parse(http.body) as { result?: Record<string, unknown>; error?: unknown };
+    if (reply.result === undefined) throw new Error(`${http.statusCode} ${http.body}`);
+    return reply.result;
   };
+  const initialize = await post({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  });
+  const instructions = typeof initialize.instructions === "string" ? initialize.instructions : "";
+  const tools = (await post({ jsonrpc: "2.0", id: 2, method: "tools/list" })).tools as unknown[];
+  const text = JSON.stringify(tools);
+  return {
+    tools: tools.length,
+    bytes: Buffer.byteLength(text),
+    ...realTokens(text),
+    instructionsBytes: Buffer.byteLength(instructions),
+    instructionsTokens: maxRealTokens(instructions),
+  };
+}
+
+const thousands = (n: number) => n.toLocaleString("en-US");
+
+/** Smaller than `than` in bytes and by both tokenizers. */
+function leaner(m: Listing, than: Listing): boolean {
+  return m.bytes < than.bytes && m.claude < than.claude && m.o200k < than.o200k;
+}
+
+/**
+ * tools/list in each mode, measured in the same run: its bytes and tokens by both real tokenizers, the
+ * number of tools, and for the plain Prometheus and PYTHON_COMPAT the ratio to AMP's (the full listing).
+ * `npm run bench -- --only=toolsList` runs this alone.
+ */
+export async function toolsListModes(_ctx?: BenchContext): Promise<Figure[]> {
+  const measured = [];
+  for (const mode of TOOLS_LIST_MODES) measured.push({ ...mode, ...(await listing(mode.env)) });
+  const [amp] = measured;
+  if (amp === undefined) throw new Error("no AMP mode");
+  const ampTokens = Math.max(amp.claude, amp.o200k);
+  return measured.map((m) => {
+    const tokens = Math.max(m.claude, m.o200k);
+    const compared = m !== amp;
+    const ratio = tokens / ampTokens;
+    const note =
+      `${m.detail}: ${m.tools} tools, ${thousands(m.bytes)} bytes, ${thousands(m.claude)} Claude / ` +
+      `${thousands(m.o200k)} o200k tokens; initialize's instructions ${thousands(m.instructionsBytes)} bytes, ` +
+      `${thousands(m.instructionsTokens)} tokens` +
+      (compared
+        ? `; here the ratio is ${m.mode} / AMP (lower is leaner): bytes ${(m.bytes / amp.bytes).toFixed(2)}×, ` +
+          `Claude ${(m.claude / amp.claude).toFixed(2)}×, o200k ${(m.o200k / amp.o200k).toFixed(2)}×`
+        : "");
+    return {
+      id: m.id,
+      title: `tools/list (${m.mode}, ${m.tools} tools): the tool definitions a model reads`,
+      unit: "tokens",
+      ours: tokens,
+      ...(compared ? { baseline: { name: "AMP mode's tools/list", value: ampTokens }, ratio } : {}),
+      target: m.target,
+      met: m.met(m, amp),
+      note,
+    };
+  });
 }
 
 /**

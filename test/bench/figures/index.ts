@@ -1,6 +1,6 @@
 import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
-import { run as answerTokens } from "./answerTokens.js";
+import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
 import { run as coldStart } from "./coldStart.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
@@ -20,6 +20,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   memory,
   throughput,
   answerTokens,
+  toolsList,
   firstCall,
 };
 

@@ -1,0 +1,93 @@
+import type { Tool as ToolDescriptor } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
+import { NUMERIC_PARAMETERS } from "../tools/params.js";
+import type { Tool } from "../tools/types.js";
+
+/**
+ * A tool as tools/list presents it. Its schemas are JSON Schema every client's dialect reads: one
+ * `type` per schema (a union is `anyOf`), nothing that accepts any value unsaid. The input schema
+ * declares the numbers clients send for times, steps and limits (`declareNumbers`, off under
+ * PYTHON_COMPAT); the output schema is the results' shape alone (their fields are explained in the
+ * descriptions and the README), so it costs the client's context as little as it can.
+ */
+export function describeTool(tool: Tool, declareNumbers: boolean): ToolDescriptor {
+  const input = jsonSchemaOf(tool.inputSchema, "input");
+  return {
+    name: tool.name,
+    title: tool.annotations.title,
+    description: tool.description,
+    inputSchema: declareNumbers ? withNumbers(input) : input,
+    outputSchema: shapeOnly(jsonSchemaOf(tool.outputSchema, "output")),
+    annotations: tool.annotations,
+  } as ToolDescriptor;
+}
+
+/** The schema as JSON Schema, without the `$schema` dialect line (MCP clients assume their own). */
+function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io });
+  return rest;
+}
+
+/**
+ * The input schema with a number branch beside the string forms of each parameter that accepts a
+ * number (NUMERIC_PARAMETERS): `{anyOf: [{type: string, …}, {type: number, …}]}`.
+ */
+function withNumbers(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties === undefined) return schema;
+  const declared = Object.entries(properties).map(([name, property]) => {
+    const number = NUMERIC_PARAMETERS[name];
+    if (number === undefined) return [name, property] as const;
+    const { description, anyOf, ...rest } = property;
+    const branches = Array.isArray(anyOf) ? anyOf : [rest];
+    // The number goes right after the string form, before a null branch.
+    const at = branches.findIndex((branch) => (branch as { type?: unknown }).type === "string") + 1;
+    const withNumber = [...branches.slice(0, at), number, ...branches.slice(at)];
+    const kept = Array.isArray(anyOf) ? rest : {};
+    return [
+      name,
+      { ...kept, ...(description === undefined ? {} : { description }), anyOf: withNumber },
+    ] as const;
+  });
+  return { ...schema, properties: Object.fromEntries(declared) };
+}
+
+/** Keywords that say nothing a JSON value does not already: zod's bounds of a safe integer. */
+function isSafeIntegerBound(key: string, value: unknown): boolean {
+  return (
+    (key === "minimum" && value === Number.MIN_SAFE_INTEGER) ||
+    (key === "maximum" && value === Number.MAX_SAFE_INTEGER)
+  );
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  );
+}
+
+/**
+ * An output schema reduced to the results' shape: no descriptions; no `additionalProperties: {}`,
+ * `properties: {}` or `propertyNames: {type: string}` (what JSON objects are anyway); no safe-integer
+ * bounds; a `type` array as `anyOf` of single types (dialects such as Gemini's take one type).
+ */
+function shapeOnly(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(shapeOnly);
+  if (typeof node !== "object" || node === null) return node;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "description" || isSafeIntegerBound(key, value)) continue;
+    if ((key === "additionalProperties" || key === "properties") && isEmptyObject(value)) continue;
+    if (key === "propertyNames" && (value as { type?: unknown }).type === "string") continue;
+    // Property maps hold names, not keywords: every value is a schema.
+    kept[key] =
+      key === "properties"
+        ? Object.fromEntries(
+            Object.entries(value as object).map(([name, schema]) => [name, shapeOnly(schema)]),
+          )
+        : shapeOnly(value);
+  }
+  const { type, ...rest } = kept;
+  if (!Array.isArray(type)) return kept;
+  return { ...rest, anyOf: type.map((single) => ({ type: single })) };
+}

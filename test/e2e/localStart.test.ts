@@ -1,0 +1,255 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyService, ROOT, runSls, slsEnv } from "../serverless/sls.js";
+import { freePort } from "../support/net.js";
+import { type RunningOffline, startOffline } from "../support/offline.js";
+
+// The start of `npm start` (serverless offline) and `serverless invoke local` (scripts/offline-start.cjs,
+// scripts/check-settings.cjs): a port in use stops `npm start` at once with one line naming the port and
+// the setting that moves it; a start prints the application's configuration warnings (computed from the
+// shell, where a misspelled PROMETHEUS_ULR lives) and one line naming the Prometheus it queries and where
+// sessions live.
+
+const SERVERLESS = join(ROOT, "node_modules", ".bin", "serverless");
+/** Runs of each busy-port case: esbuild's goroutine dump, before the fix, came in some runs only. */
+const RUNS = 3;
+const WARN_AUTH = /^Warning: .*PROMETHEUS_URL=http:\/\/127\.0\.0\.1:9090.*PROMETHEUS_AUTH=none.*$/m;
+const WARN_ULR =
+  "Warning: PROMETHEUS_ULR is not a setting of this server and is ignored; did you mean PROMETHEUS_URL?";
+
+interface Ended {
+  code: number | null;
+  output: string;
+  ms: number;
+  /** Whether any process of the command's process group (an esbuild service, say) outlived it. */
+  lingering: boolean;
+}
+
+/** `serverless offline start …` in this repository, to its end (killed, and failed, after 20 s). */
+function offlineStart(args: string[]): Promise<Ended> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(SERVERLESS, ["offline", "start", "--host", "127.0.0.1", ...args], {
+      cwd: ROOT,
+      // No application settings from the calling shell; PORT / LAMBDA_PORT unset (the flags say).
+      env: slsEnv({ PORT: "", LAMBDA_PORT: "" }),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const pid = child.pid;
+    const timer = setTimeout(() => {
+      if (pid !== undefined) process.kill(-pid, "SIGKILL");
+      reject(new Error(`serverless offline start ${args.join(" ")} did not end within 20 s:\n${output}`));
+    }, 20_000);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    // "close": the process has exited and its output pipes are closed (no child holds them either).
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      const ms = Date.now() - started;
+      let lingering = false;
+      if (pid !== undefined) {
+        try {
+          process.kill(-pid, 0);
+          lingering = true;
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // no such process group: nothing outlived the command
+        }
+      }
+      resolve({ code, output, ms, lingering });
+    });
+  });
+}
+
+/** A server holding a port on 127.0.0.1, as another program would. */
+async function occupy(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return { port: address.port, server };
+}
+
+function release(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** How often `text` occurs in `output`. */
+function occurrences(output: string, text: string): number {
+  return output.split(text).length - 1;
+}
+
+describe("npm start with a port in use", () => {
+  it.each([
+    ["the HTTP port", "PORT (or --httpPort)", "httpPort"],
+    ["the Lambda invoke port", "LAMBDA_PORT (or --lambdaPort)", "lambdaPort"],
+  ] as const)(
+    "%s: exit status 1 within 5 s, and one line naming the port and %s (every run)",
+    async (_, setting, busyFlag) => {
+      const { port: busy, server } = await occupy();
+      try {
+        for (let run = 1; run <= RUNS; run++) {
+          const other = await freePort();
+          const [httpPort, lambdaPort] = busyFlag === "httpPort" ? [busy, other] : [other, busy];
+          const ended = await offlineStart([
+            "--httpPort",
+            String(httpPort),
+            "--lambdaPort",
+            String(lambdaPort),
+          ]);
+          const said = `run ${run}: exit ${ended.code} after ${ended.ms} ms:\n${ended.output}`;
+          expect(ended.code, said).toBe(1);
+          expect(ended.ms, said).toBeLessThan(5_000);
+          // The whole output, stdout and stderr: no route table, no stack, no goroutine dump.
+          expect(ended.output.trim(), said).toBe(
+            `Port ${busy} on 127.0.0.1 is in use: set ${setting} to another port.`,
+          );
+          expect(ended.lingering, said).toBe(false);
+        }
+      } finally {
+        await release(server);
+      }
+    },
+    60_000,
+  );
+
+  it("both ports: still one line, naming both settings", async () => {
+    const [first, second] = [await occupy(), await occupy()];
+    try {
+      const ended = await offlineStart([
+        "--httpPort",
+        String(first.port),
+        "--lambdaPort",
+        String(second.port),
+      ]);
+      const said = `exit ${ended.code} after ${ended.ms} ms:\n${ended.output}`;
+      expect(ended.code, said).toBe(1);
+      expect(ended.ms, said).toBeLessThan(5_000);
+      expect(ended.output.trim(), said).toBe(
+        `Port ${first.port} on 127.0.0.1 and port ${second.port} on 127.0.0.1 are in use: ` +
+          "set PORT (or --httpPort) and LAMBDA_PORT (or --lambdaPort) to other ports.",
+      );
+    } finally {
+      await Promise.all([release(first.server), release(second.server)]);
+    }
+  }, 30_000);
+});
+
+describe("npm start's start lines", () => {
+  let offline: RunningOffline | undefined;
+  let said = "";
+
+  beforeAll(async () => {
+    offline = await startOffline({
+      PROMETHEUS_URL: "http://127.0.0.1:9090",
+      // Unset (empty means unset): the default, sigv4, for a URL that is not AMP's.
+      PROMETHEUS_AUTH: "",
+      PROMETHEUS_ULR: "http://127.0.0.1:9090",
+      AWS_EC2_METADATA_DISABLED: "true",
+    });
+    // Everything it printed up to serving /health.
+    said = offline.output();
+  }, 120_000);
+
+  afterAll(async () => {
+    await offline?.close();
+  });
+
+  it("warns, once each: SigV4 for a URL that is not AMP's (PROMETHEUS_AUTH=none), and PROMETHEUS_ULR", () => {
+    expect(said).toMatch(WARN_AUTH);
+    expect(said.match(new RegExp(WARN_AUTH.source, "gm")), said).toHaveLength(1);
+    expect(occurrences(said, WARN_ULR), said).toBe(1);
+  });
+
+  it("says once which Prometheus it queries, how, and where sessions live, after the warnings", () => {
+    if (!offline) throw new Error("serverless offline did not start");
+    const line = `Prometheus: http://127.0.0.1:9090, auth SigV4 (AMP); sessions: file ${offline.sessionDir}`;
+    const lines = said.split("\n");
+    expect(
+      lines.filter((text) => text.startsWith("Prometheus: ")),
+      said,
+    ).toEqual([line]);
+    expect(lines.indexOf(line)).toBeGreaterThan(lines.indexOf(WARN_ULR));
+    expect(said.indexOf(line)).toBeLessThan(said.indexOf("Server ready"));
+  });
+
+  it("names the Lambda invoke port it took, once", () => {
+    if (!offline) throw new Error("serverless offline did not start");
+    const line = `serverless offline: Lambda invoke API on 127.0.0.1:${offline.ports.lambdaPort} (LAMBDA_PORT)`;
+    expect(occurrences(said, "Lambda invoke API on "), said).toBe(1);
+    expect(said).toContain(line);
+  });
+});
+
+describe("serverless invoke local's and package's start lines", () => {
+  let service: { dir: string; dispose(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    // A private copy: invoke local and package write build folders into the service directory.
+    service = await copyService();
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.dispose();
+  });
+
+  it("invoke local with PROMETHEUS_ULR in the shell prints the warning once, and still answers", async () => {
+    if (!service) throw new Error("no service copy");
+    const run = await runSls(["invoke", "local", "-f", "mcp", "-p", join("events", "v2-health.json")], {
+      cwd: service.dir,
+      env: { PROMETHEUS_ULR: "http://127.0.0.1:9090" },
+      timeoutMs: 45_000,
+    });
+    const output = `${run.stdout}${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    expect(occurrences(run.stderr, WARN_ULR), output).toBe(1);
+    expect(occurrences(run.stdout, WARN_ULR), output).toBe(0);
+    expect(run.stdout).toContain('"statusCode": 200');
+    // METRICS defaults to off locally: the request's log line carries no CloudWatch metrics document.
+    expect(run.stdout).not.toContain('"_aws"');
+  }, 60_000);
+
+  it("invoke local keeps a new session in a file under .local/sessions of the service (the local default)", async () => {
+    if (!service) throw new Error("no service copy");
+    const run = await runSls(["invoke", "local", "-f", "mcp", "-p", join("events", "v2-initialize.json")], {
+      cwd: service.dir,
+      timeoutMs: 45_000,
+    });
+    const output = `${run.stdout}${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    const sessionId = /"mcp-session-id": "([0-9a-f-]{36})"/i.exec(run.stdout)?.[1];
+    expect(sessionId, output).toBeDefined();
+    const file = join(service.dir, ".local", "sessions", `${sessionId}.json`);
+    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ sessionId });
+  }, 60_000);
+
+  it("package with PROMETHEUS_ULR in the deploying shell prints the warning once", async () => {
+    if (!service) throw new Error("no service copy");
+    const run = await runSls(["package", "--package", join(service.dir, "warned-package")], {
+      cwd: service.dir,
+      env: { PROMETHEUS_ULR: "http://127.0.0.1:9090" },
+      timeoutMs: 50_000,
+    });
+    const output = `${run.stdout}${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    expect(occurrences(output, WARN_ULR), output).toBe(1);
+    // The Prometheus line is npm start's alone.
+    expect(output).not.toContain("Prometheus: ");
+  }, 60_000);
+});
