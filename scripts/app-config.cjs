@@ -1,6 +1,8 @@
 // The application's own configuration module (src/config.ts: loadConfig, configWarnings,
-// describeTarget), for the scripts serverless runs (check-settings.cjs, offline-start.cjs): compiled on
-// the fly, once per process, so they judge the settings exactly as the function will.
+// describeTarget) and its workspace and region rules (src/prometheus/access.ts, regions.ts), for the
+// scripts serverless runs (check-settings.cjs, offline-start.cjs, workspace-arns.cjs, alarm-actions.cjs):
+// compiled on the fly from src/scriptExports.ts, once per process, so they judge the settings exactly
+// as the function will.
 //
 // Compiled by a one-shot esbuild process (the CLI), not esbuild's JavaScript API: its synchronous calls
 // (buildSync) start a long-lived esbuild service in a worker thread that lives as long as serverless
@@ -18,7 +20,7 @@ const shell = { ...process.env };
 /** The directory serverless was started in (before `invoke local` moves into its build folder). */
 const shellCwd = process.cwd();
 
-const ENTRY = join(__dirname, "..", "src", "config.ts");
+const ENTRY = join(__dirname, "..", "src", "scriptExports.ts");
 
 /** How to run the esbuild CLI: its native binary, or (where the package ships a Node script) node. */
 function esbuildCommand() {
@@ -36,7 +38,7 @@ function esbuildCommand() {
 
 let app;
 
-/** The exports of src/config.ts, compiled on first use. */
+/** The exports of src/scriptExports.ts (src/config.ts's and the workspace and region rules), compiled on first use. */
 function appConfig() {
   if (app !== undefined) return app;
   const [command, ...prefix] = esbuildCommand();
@@ -49,7 +51,9 @@ function appConfig() {
     );
   } catch (error) {
     const detail = String(error.stderr ?? "").trim() || error.message;
-    throw new Error(`Could not compile src/config.ts to check the settings:\n${detail}`);
+    throw new Error(
+      `Could not compile src/scriptExports.ts (src/config.ts and the rules it uses) to check the settings:\n${detail}`,
+    );
   }
   const module = { exports: {} };
   new Function("module", "exports", "require", code)(module, module.exports, require);

@@ -1,5 +1,6 @@
-// Bundles the stdio entry (src/stdio.ts) into dist/stdio/, the target of the `prometheus-mcp-stdio`
-// bin. `npm ci` runs it (the `prepare` script), so a fresh clone's bin works without another step.
+// Bundles the stdio entry (src/stdioMain.ts, which starts src/stdio.ts's server) into dist/stdio/stdio.js,
+// the target of the `prometheus-mcp-stdio` bin. `npm ci` runs it (the `prepare` script), so a fresh
+// clone's bin works without another step.
 // The AWS SDK clients go to chunks loaded on first use, as in the Lambda bundle.
 // `--if-stale` (what `npm run stdio` passes) builds only when a source is newer than the bundle.
 import { chmod, readdir, stat } from "node:fs/promises";
@@ -45,7 +46,8 @@ try {
 // chunks on first use, and must find them after a rebuild.
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: ["src/stdio.ts"],
+  // Named stdio.js (the bin's path) whatever the entry's file is called.
+  entryPoints: [{ in: "src/stdioMain.ts", out: "stdio" }],
   outdir: "dist/stdio",
   bundle: true,
   splitting: true,

@@ -15,15 +15,15 @@
 //
 // A value that is not a list of workspace ids, URLs and ARNs, or of regions, fails `serverless package` /
 // `deploy` with one line.
+//
+// What a workspace id, URL, ARN and region look like is the application's own rules, not a copy: those
+// of src/prometheus/access.ts and regions.ts, compiled on first use (app-config.cjs).
 const { local } = require("./command-settings.cjs");
 
-const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]{1,97}$/;
-const URL_WORKSPACE = /\/workspaces\/(ws-[A-Za-z0-9_-]+)/;
-const URL_PATH_WORKSPACE = /^\/workspaces\/(ws-[A-Za-z0-9_-]{1,97})(?:\/|$)/;
-const AMP_HOST = /^aps-workspaces(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d{1,2})\.amazonaws\.com(?:\.cn)?$/;
-const WORKSPACE_ARN =
-  /^arn:(aws(?:-[a-z]+)*):aps:([a-z]{2}(?:-[a-z]+)+-\d{1,2}):(\d{12}):workspace\/(ws-[A-Za-z0-9_-]{1,97})$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+/** The application's workspace and region rules (parseWorkspaceEntry, REGION_PATTERN…), compiled on first use. */
+function rules() {
+  return require("./app-config.cjs").appConfig();
+}
 
 function text(value) {
   return value === undefined || value === null ? "" : String(value).trim();
@@ -55,32 +55,17 @@ function arn(region, resource) {
 
 /** The region of an AMP URL, from its host (aps-workspaces.<region>.amazonaws.com); undefined for any other. */
 function urlRegion(url) {
-  try {
-    return AMP_HOST.exec(new URL(url).hostname)?.[1];
-  } catch {
-    return undefined;
-  }
+  return rules().ampRegionOfUrl(url);
 }
 
 /**
  * One allowedWorkspaces entry as { id, region }: a workspace id (region undefined: the stack's), a
  * workspace URL (its host's region) or a workspace ARN (its region); undefined when it is none of these.
- * The same rules as the application's (src/prometheus/access.ts, parseWorkspaceEntry).
+ * The application's own reading (src/prometheus/access.ts, parseWorkspaceEntry).
  */
 function workspaceEntry(entry) {
-  if (WORKSPACE_ID.test(entry)) return { id: entry, region: undefined };
-  const fromArn = WORKSPACE_ARN.exec(entry);
-  if (fromArn) return { id: fromArn[4], region: fromArn[2] };
-  if (!/^https?:\/\//i.test(entry)) return undefined;
-  let url;
-  try {
-    url = new URL(entry);
-  } catch {
-    return undefined;
-  }
-  const region = AMP_HOST.exec(url.hostname)?.[1];
-  const id = URL_PATH_WORKSPACE.exec(url.pathname)?.[1];
-  return region === undefined || id === undefined ? undefined : { id, region };
+  const workspace = rules().parseWorkspaceEntry(entry);
+  return workspace === undefined ? undefined : { id: workspace.id, region: workspace.region };
 }
 
 /** The allowedWorkspaces entries, parsed, in order; a malformed one throws (one line) unless `lenient`. */
@@ -106,7 +91,7 @@ function workspaceEntries(allowedWorkspaces, lenient = false) {
  */
 function limitedWorkspaces(prometheusUrl, allowedWorkspaces) {
   const workspaces = [];
-  const pinned = URL_WORKSPACE.exec(text(prometheusUrl))?.[1];
+  const pinned = rules().workspaceIdFromUrl(text(prometheusUrl));
   if (pinned !== undefined) workspaces.push({ id: pinned, region: urlRegion(text(prometheusUrl)) });
   for (const workspace of workspaceEntries(allowedWorkspaces)) {
     const known = workspaces.some(({ id, region }) => id === workspace.id && region === workspace.region);
@@ -136,7 +121,7 @@ function regionList(stackRegion, listed, workspaces = []) {
   for (const entry of text(listed).split(",")) {
     const region = entry.trim();
     if (region === "") continue;
-    if (!REGION.test(region)) {
+    if (!rules().REGION_PATTERN.test(region)) {
       throw oneLine(
         `regions: ${JSON.stringify(region)} is not an AWS region (expected a comma-separated list such as eu-west-1,us-west-2)`,
       );

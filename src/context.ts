@@ -68,8 +68,8 @@ function deadlinePassed(): DOMException {
 /**
  * The signal is made on first use, with a timer that aborts it at the deadline; `end()` clears that
  * timer, and a signal first asked for after `end()` is already aborted. Most requests (tools/list,
- * ping, a GetServerInfo) do no I/O and never ask: measured through the handler, making a signal and
- * listening to it cost about 10 µs a request, 7% of a warm tools/list (`npm run bench:compare`).
+ * ping, a GetServerInfo) do no I/O and never ask, and for them making a signal and listening to it
+ * would be a measurable share of the request (bench case warm-tools-list).
  */
 class Request implements StartedRequest {
   private madeSignal: AbortSignal | undefined;

@@ -24,6 +24,7 @@ import { ToolReport } from "./metrics/report.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
 import { describeTool } from "./toolSchemas.js";
+import type { Trace } from "./tracing/trace.js";
 
 export const SERVER_NAME = "prometheus-mcp-lambda";
 export const SERVER_VERSION: string = packageJson.version;
@@ -116,15 +117,7 @@ class RpcError extends Error {
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function mcpServerFactory(options: ServerOptions): McpServerFactory {
-  // One for every server, built only when the SDK first validates against a JSON Schema (it does so only
-  // for elicitation answers, which this server never asks for): building Ajv costs ~5 ms of a cold start.
-  let ajv: AjvJsonSchemaValidator | undefined;
-  const validator: jsonSchemaValidator = {
-    getValidator: (schema) => {
-      ajv ??= new AjvJsonSchemaValidator();
-      return ajv.getValidator(schema);
-    },
-  };
+  const validator = lazyAjvValidator();
   const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
   let toolList: ListToolsResult | undefined;
   // Tool schemas are converted to JSON Schema once, on the first tools/list.
@@ -140,19 +133,7 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
       { name: SERVER_NAME, version: SERVER_VERSION },
       { capabilities: { logging: {} }, instructions: options.instructions, jsonSchemaValidator: validator },
     );
-    /** Our handlers only: a fault is logged and its request answered as a fault by the bridge. */
-    const guarded =
-      <R, T>(method: string, handle: (request: R, extra: Extra) => T | Promise<T>) =>
-      async (request: R, extra: Extra): Promise<T> => {
-        try {
-          return await handle(request, extra);
-        } catch (error) {
-          if (error instanceof RpcError) throw error;
-          options.onFault(error, method, forwarded.contextOf(extra.requestId)?.invocation);
-          forwarded.fault(extra.requestId);
-          throw new Error("Internal error");
-        }
-      };
+    const guarded = guardFor(options, forwarded);
     // Declared here rather than in the options, where McpServer would install handlers of its own.
     mcp.server.registerCapabilities(TOOLS_CAPABILITY);
     mcp.server.setRequestHandler(
@@ -161,63 +142,125 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
     );
     mcp.server.setRequestHandler(
       CallToolRequestSchema,
-      guarded("tools/call", async (request: z.output<typeof CallToolRequestSchema>, extra) => {
-        const context = forwarded.contextOf(extra.requestId);
-        // Already answered (cancelled by its caller, or timed out) before it started: nothing to do.
-        if (!context) throw new RpcError(REQUEST_CANCELLED, "Request cancelled");
-        const tool = toolsByName.get(request.params.name);
-        if (!tool) {
-          throw new RpcError(
-            ErrorCode.InvalidParams,
-            `Unknown tool: ${request.params.name}. Available tools: ${[...toolsByName.keys()].join(", ")}`,
-          );
-        }
-        // With metrics on, the call reports to a report of its own: its upstream attempts are its own.
-        const toolReport = context.report && new ToolReport(context.report);
-        const reporting = toolReport ? withReport(context, toolReport) : context;
-        // Traced, the call is an X-Ray subsegment of its own, which its AMP and Prometheus calls go in.
-        const toolTrace = context.trace?.open(`Tool ${tool.name}`);
-        toolTrace?.annotate("tool", tool.name);
-        const tracing = toolTrace ? withTrace(reporting, toolTrace) : reporting;
-        const call: ToolCall = {
-          settings: options.settings,
-          upstream: options.upstream,
-          context: withCancellation(withMargin(tracing, TOOL_DEADLINE_MARGIN_MS), extra.signal),
-          budget: resultBudget(options, context.replyBytes),
-        };
-        const startedAt = performance.now();
-        let rendered: Partial<Rendered> = {};
-        const failure: Failure = {};
-        try {
-          rendered = await callTool(tool, request.params.arguments, call, options, failure);
-        } finally {
-          // A call that threw (PYTHON_COMPAT's -32603 for a tool failure) failed too.
-          const failed = rendered.result === undefined || rendered.result.isError === true;
-          toolReport?.toolCalled({
-            tool: tool.name,
-            ms: performance.now() - startedAt,
-            failed,
-            errorKind: failed ? (failure.kind ?? "fault") : undefined,
-            upstreamMs: toolReport.upstreamMs,
-            resultBytes: rendered.textBytes ?? 0,
-            truncated: rendered.truncated ?? false,
-            upstreamAttempts: toolReport.attempts,
-          });
-          if (toolTrace !== undefined) {
-            toolTrace.annotate("failed", failed);
-            if (failed) toolTrace.flag("error");
-            toolTrace.describe("result_bytes", rendered.textBytes ?? 0);
-            toolTrace.describe("truncated", rendered.truncated ?? false);
-            toolTrace.close();
-          }
-        }
-        const { result, replyBytes } = rendered as Rendered;
-        if (replyBytes !== undefined) forwarded.boundReply(extra.requestId, replyBytes);
-        return result;
-      }),
+      guarded("tools/call", (request: z.output<typeof CallToolRequestSchema>, extra) =>
+        answerToolCall(request, extra, toolsByName, forwarded, options),
+      ),
     );
     return mcp;
   };
+}
+
+/**
+ * One validator for every server, which builds Ajv only when the SDK first validates against a JSON Schema
+ * (only elicitation answers, never asked for here): building Ajv is a visible part of a cold start (bench
+ * case cold-start).
+ */
+function lazyAjvValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
+}
+
+/**
+ * Wraps our handlers only (not the SDK's own): a fault is logged and its request answered as a fault by the
+ * bridge; an RpcError is answered as it is.
+ */
+function guardFor(options: ServerOptions, forwarded: ForwardedRequests) {
+  return <R, T>(method: string, handle: (request: R, extra: Extra) => T | Promise<T>) =>
+    async (request: R, extra: Extra): Promise<T> => {
+      try {
+        return await handle(request, extra);
+      } catch (error) {
+        if (error instanceof RpcError) throw error;
+        options.onFault(error, method, forwarded.contextOf(extra.requestId)?.invocation);
+        forwarded.fault(extra.requestId);
+        throw new Error("Internal error");
+      }
+    };
+}
+
+/**
+ * Answers tools/call: runs the tool in the request's context (its own report and trace, a deadline with a
+ * margin, the reply's budget), records how the call went, and bounds the reply to what the result takes.
+ */
+async function answerToolCall(
+  request: z.output<typeof CallToolRequestSchema>,
+  extra: Extra,
+  toolsByName: ReadonlyMap<string, Tool>,
+  forwarded: ForwardedRequests,
+  options: ServerOptions,
+): Promise<CallToolResult> {
+  const context = forwarded.contextOf(extra.requestId);
+  // Already answered (cancelled by its caller, or timed out) before it started: nothing to do.
+  if (!context) throw new RpcError(REQUEST_CANCELLED, "Request cancelled");
+  const tool = toolsByName.get(request.params.name);
+  if (!tool) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${request.params.name}. Available tools: ${[...toolsByName.keys()].join(", ")}`,
+    );
+  }
+  // With metrics on, the call reports to a report of its own: its upstream attempts are its own.
+  const toolReport = context.report && new ToolReport(context.report);
+  const reporting = toolReport ? withReport(context, toolReport) : context;
+  // Traced, the call is an X-Ray subsegment of its own, which its AMP and Prometheus calls go in.
+  const toolTrace = context.trace?.open(`Tool ${tool.name}`);
+  toolTrace?.annotate("tool", tool.name);
+  const tracing = toolTrace ? withTrace(reporting, toolTrace) : reporting;
+  const call: ToolCall = {
+    settings: options.settings,
+    upstream: options.upstream,
+    context: withCancellation(withMargin(tracing, TOOL_DEADLINE_MARGIN_MS), extra.signal),
+    budget: resultBudget(options, context.replyBytes),
+  };
+  const startedAt = performance.now();
+  let rendered: Partial<Rendered> = {};
+  const failure: Failure = {};
+  try {
+    rendered = await callTool(tool, request.params.arguments, call, options, failure);
+  } finally {
+    recordToolCall(tool.name, startedAt, rendered, failure, toolReport, toolTrace);
+  }
+  const { result, replyBytes } = rendered as Rendered;
+  if (replyBytes !== undefined) forwarded.boundReply(extra.requestId, replyBytes);
+  return result;
+}
+
+/**
+ * Tells the call's own report (metrics) and trace (X-Ray), when on, how it went: called whether the call
+ * answered or threw, so a call that threw is counted too.
+ */
+function recordToolCall(
+  toolName: string,
+  startedAt: number,
+  rendered: Partial<Rendered>,
+  failure: Failure,
+  toolReport: ToolReport | undefined,
+  toolTrace: Trace | undefined,
+): void {
+  // A call that threw (PYTHON_COMPAT's -32603 for a tool failure) failed too.
+  const failed = rendered.result === undefined || rendered.result.isError === true;
+  toolReport?.toolCalled({
+    tool: toolName,
+    ms: performance.now() - startedAt,
+    failed,
+    errorKind: failed ? (failure.kind ?? "fault") : undefined,
+    upstreamMs: toolReport.upstreamMs,
+    resultBytes: rendered.textBytes ?? 0,
+    truncated: rendered.truncated ?? false,
+    upstreamAttempts: toolReport.attempts,
+  });
+  if (toolTrace !== undefined) {
+    toolTrace.annotate("failed", failed);
+    if (failed) toolTrace.flag("error");
+    toolTrace.describe("result_bytes", rendered.textBytes ?? 0);
+    toolTrace.describe("truncated", rendered.truncated ?? false);
+    toolTrace.close();
+  }
 }
 
 /** Why a tool call failed, filled in by callTool before it answers (or throws, under PYTHON_COMPAT). */

@@ -6,6 +6,7 @@ import { redactCredentials } from "./prometheus/urls.js";
 import { mcpServerFactory, SERVER_VERSION, serverOptionsOf } from "./server.js";
 import { RateLimitedLog, StdioLineTransport } from "./stdioLines.js";
 import { StdioRequests, trackRequests } from "./stdioRequests.js";
+import { cutText } from "./text.js";
 
 /**
  * How long one request may run. Nothing stands between the client and this process (behind API
@@ -98,7 +99,5 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
 const STDIO_ERROR_CHARS = 200;
 
 function boundedText(text: string, chars: number): string {
-  return text.length <= chars ? text : `${text.slice(0, chars)}… (${text.length} characters)`;
+  return cutText(text, chars, `… (${text.length} characters)`);
 }
-
-await serveStdio();

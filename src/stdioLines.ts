@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { cutText } from "./text.js";
 
 /** The longest line (newline excluded) read from stdin: the SDK's own read-buffer limit. */
 export const STDIO_MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -105,7 +106,7 @@ function headOf(pieces: Buffer[]): Buffer {
 
 /** The first characters of `text`, for a log line. */
 function prefixOf(text: string): string {
-  return text.length <= PREFIX_CHARS ? text : `${text.slice(0, PREFIX_CHARS)}…`;
+  return cutText(text, PREFIX_CHARS);
 }
 
 /** Only spaces, tabs and carriage returns: a blank line, skipped. */

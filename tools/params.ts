@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { hasLoneSurrogate } from "../src/json.js";
+import { WORKSPACE_ID_FORM, WORKSPACE_ID_MAX_LENGTH } from "../src/prometheus/access.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
 import { ORDERS, type Order } from "../src/results/ranking.js";
 import { durationMs, parseRelativeTime } from "./relativeTime.js";
@@ -21,7 +22,6 @@ export const NUMERIC_PARAMETERS: Readonly<Record<string, Readonly<Record<string,
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
 const UNIX_SECONDS = /^\d+(\.\d+)?$/;
-const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]+$/;
 
 const MAX_QUERY_LENGTH = 20_000;
 
@@ -107,8 +107,8 @@ export const workspaceId = z
   .string({
     error: wrongType("workspace_id", "an AMP workspace id such as ws-12345678-abcd-1234-abcd-123456789012"),
   })
-  .max(100, { error: "workspace_id is too long" })
-  .regex(WORKSPACE_ID, {
+  .max(WORKSPACE_ID_MAX_LENGTH, { error: "workspace_id is too long" })
+  .regex(WORKSPACE_ID_FORM, {
     error:
       "workspace_id must be an AMP workspace id: ws- followed by letters, digits, - or _ (e.g. ws-12345678-abcd-1234-abcd-123456789012)",
   })

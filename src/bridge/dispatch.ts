@@ -1,5 +1,7 @@
 import { type RequestContext, withShareOfReply } from "../context.js";
 import { isPlainObject } from "../json.js";
+import { memoize } from "../memoize.js";
+import { isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import type { Bridge } from "./bridge.js";
 import {
   type Classified,
@@ -9,7 +11,6 @@ import {
   type JSONRPCReply,
   type JSONRPCRequest,
 } from "./jsonrpc.js";
-import { isLegacyVersion, LATEST_LEGACY_VERSION } from "./versions.js";
 
 const MAX_BATCH_ENTRIES = 100;
 
@@ -56,7 +57,7 @@ export async function dispatch(payload: unknown, options: DispatchOptions): Prom
   if (!Array.isArray(payload)) {
     const entry = classify(payload);
     if (entry.kind === "invalid") return { kind: "single", reply: entry.reply, invalid: true };
-    const reply = await run(entry, options, lazy(options.bridge));
+    const reply = await run(entry, options, memoize(options.bridge, { onRejection: "keep" }));
     return reply ? { kind: "single", reply, invalid: false } : { kind: "accepted" };
   }
   if (payload.length === 0 || payload.length > MAX_BATCH_ENTRIES) {
@@ -67,7 +68,8 @@ export async function dispatch(payload: unknown, options: DispatchOptions): Prom
       invalid: true,
     };
   }
-  const bridge = lazy(options.bridge);
+  // Got on first use and shared by the batch's entries: a failure to get it answers them all.
+  const bridge = memoize(options.bridge, { onRejection: "keep" });
   const entries = payload.map(classifyInBatch);
   // The batch's replies share one response: each request gets an equal part of it.
   const answered = entries.filter((entry) => entry.kind === "request" || entry.kind === "invalid").length;
@@ -106,14 +108,6 @@ async function run(
     case "request":
       return (await bridge()).request(completeInitialize(entry.message), options.context);
   }
-}
-
-function lazy<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => {
-    made ??= make();
-    return made;
-  };
 }
 
 /** Runs the payload through a bridge opened only if something must be forwarded, closed afterwards. */

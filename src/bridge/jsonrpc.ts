@@ -20,8 +20,6 @@ export type JSONRPCReply = JSONRPCResultResponse | JSONRPCErrorResponse;
 export { ErrorCode };
 /** The code MCP servers use for an unknown or expired session (HTTP 404). */
 export const SESSION_NOT_FOUND = -32001;
-/** `UnsupportedProtocolVersion` (2026-07-28): answered with the versions served and the one asked for. */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Implementation-defined server error: 405, and a session store that is unavailable (503). */
 export const SERVER_ERROR = -32000;
 
@@ -148,7 +146,8 @@ const constantJson = new WeakMap<object, string>();
 
 /**
  * Marks `result` as constant (it is frozen) and serializes it once: every reply carrying it is then
- * written from that JSON. A tools/list answer is 10 KB whose serialization was a fifth of the request.
+ * written from that JSON: serializing a tools/list answer (many KB) was a large share of the request
+ * (bench case warm-tools-list).
  */
 export function constantResult<T extends object>(result: T): Readonly<T> {
   constantJson.set(Object.freeze(result), JSON.stringify(result));

@@ -1,4 +1,5 @@
 import { isPlainObject } from "../json.js";
+import { cutText } from "../text.js";
 
 /** An HTTP request, whatever Lambda event shape carried it. */
 export interface HttpRequest {
@@ -87,7 +88,8 @@ function text(value: unknown): string | undefined {
 const MAX_REQUEST_ID_LENGTH = 128;
 
 function requestIdOf(event: Json): string | undefined {
-  return text(field(event, "requestContext", "requestId"))?.slice(0, MAX_REQUEST_ID_LENGTH);
+  const id = text(field(event, "requestContext", "requestId"));
+  return id === undefined ? undefined : cutText(id, MAX_REQUEST_ID_LENGTH, "");
 }
 
 /**

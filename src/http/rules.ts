@@ -1,7 +1,6 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { isLegacyVersion, SUPPORTED_VERSIONS } from "../bridge/versions.js";
 import type { HttpRequest } from "./event.js";
-import { trimOws } from "./mcpHeaders.js";
+import { present, trimOws } from "./fieldValue.js";
 
 /** A request the HTTP rules refuse: answered with this status and a JSON-RPC error. */
 export interface Refusal {
@@ -111,10 +110,6 @@ function acceptsJson(accept: string): boolean {
   });
 }
 
-function present(value: string | undefined): value is string {
-  return value !== undefined && trimOws(value) !== "";
-}
-
 /** The content header rules for `POST /mcp`, in the contract's order, after size, origin and method. */
 export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
   const contentType = request.headers["content-type"];
@@ -134,26 +129,6 @@ export function refusePostHeaders(request: HttpRequest): Refusal | undefined {
     };
   }
   return undefined;
-}
-
-/** The `MCP-Protocol-Version` header's value, spaces and tabs around it removed; undefined when it is absent or empty. */
-export function protocolVersionHeader(request: HttpRequest): string | undefined {
-  const version = request.headers["mcp-protocol-version"];
-  return present(version) ? trimOws(version) : undefined;
-}
-
-/**
- * The version rule for a legacy request (one that is not 2026-07-28 traffic): a version header, when
- * sent, must name a legacy revision. A 2026-07-28 request has its own rules (routes/modern.ts).
- */
-export function refuseLegacyVersion(request: HttpRequest): Refusal | undefined {
-  const version = protocolVersionHeader(request);
-  if (version === undefined || isLegacyVersion(version)) return undefined;
-  return {
-    status: 400,
-    code: ErrorCode.InvalidRequest,
-    message: `Bad Request: unsupported MCP-Protocol-Version ${request.headers["mcp-protocol-version"]}; supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
-  };
 }
 
 /** The spec's form of a session id: visible ASCII only; and a length no honest client exceeds. */

@@ -1,4 +1,5 @@
 import type { Context } from "aws-lambda";
+import { cutText } from "../text.js";
 import { type EmfDocument, serializeEmf } from "./emf.js";
 
 /** Where the line goes: stdout, which Lambda sends to CloudWatch Logs (and EMF into metrics). */
@@ -9,9 +10,10 @@ export type Write = (text: string) => void;
  * its metrics (EMF) merged in, in one write. Below INFO the line carries the metrics alone; a batch
  * calling several different tools adds one EMF line per further tool, in the same write.
  *
- * Written here rather than through `logger.info`: Powertools Logger takes about 45 µs to build and
- * serialize this line (a replacer runs on every key), which would double a warm request; a plain
- * JSON.stringify of the same keys takes a few. Every other log line still goes through the Logger.
+ * Written here rather than through `logger.info`: Powertools Logger builds and serializes this line
+ * with a replacer run on every key, far slower than a plain JSON.stringify of the same keys, and this
+ * line is written on every request (bench case warm-tools-list-info, whose note gives the line's cost).
+ * Every other log line still goes through the Logger.
  */
 export class RequestLine {
   private coldStart = true;
@@ -74,16 +76,6 @@ function xrayTraceId(): string | undefined {
   return root?.startsWith("Root=") ? root.slice("Root=".length) : undefined;
 }
 
-/**
- * At most `max` characters of `text`, marked with "…" when cut, never splitting a surrogate pair: how
- * the request line cuts each of its fields.
- */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}…`;
-}
-
 /*
  * A DEBUG line is bounded whatever the request, as the request line is: each field takes at most
  * DEBUG_FIELD_BYTES bytes once serialized (a longer string is cut, marked with how long it was; an
@@ -101,7 +93,7 @@ export type DebugWriter = (message: string, fields: Record<string, unknown>) => 
 
 /** `write`, with every line's message and fields bounded (see DEBUG_FIELD_BYTES). */
 export function boundedDebug(write: DebugWriter): DebugWriter {
-  return (message, fields) => write(cut(message, DEBUG_MESSAGE_CHARS), boundedFields(fields));
+  return (message, fields) => write(cutText(message, DEBUG_MESSAGE_CHARS), boundedFields(fields));
 }
 
 /** The fields of a DEBUG line, each within DEBUG_FIELD_BYTES serialized, at most DEBUG_FIELDS of them. */
@@ -109,7 +101,7 @@ export function boundedFields(fields: Record<string, unknown>): Record<string, u
   const bounded: Record<string, unknown> = {};
   const names = Object.keys(fields);
   for (const [index, name] of names.slice(0, DEBUG_FIELDS).entries()) {
-    const short = cut(name, DEBUG_NAME_CHARS);
+    const short = cutText(name, DEBUG_NAME_CHARS);
     // Names cut alike stay apart: no field silently replaces another.
     bounded[Object.hasOwn(bounded, short) ? `${short}#${index}` : short] = boundedValue(fields[name]);
   }
@@ -123,7 +115,7 @@ function boundedValue(value: unknown): unknown {
     if (typeof value === "string") return cutSerialized(value, DEBUG_FIELD_BYTES);
     if (value === null || typeof value !== "object") {
       return typeof value === "bigint" || typeof value === "symbol" || typeof value === "function"
-        ? cut(String(value), DEBUG_NAME_CHARS)
+        ? cutText(String(value), DEBUG_NAME_CHARS)
         : value;
     }
     if (value instanceof Error) return cutSerialized(`${value.name}: ${value.message}`, DEBUG_FIELD_BYTES);
@@ -149,12 +141,12 @@ function cutSerialized(text: string, maxBytes: number): string {
   if (text.length <= (maxBytes - 2) / 6 || serializedBytes(text) <= maxBytes) return text;
   const marker = ` [cut from ${text.length} characters]`;
   let keep = Math.min(text.length, maxBytes);
-  let head = cut(text, keep);
+  let head = cutText(text, keep);
   let bytes = serializedBytes(head);
   while (bytes > maxBytes && keep > 0) {
     // Proportionally shorter, and always by at least one character: a few rounds at most.
     keep = Math.min(keep - 1, Math.floor((keep * maxBytes) / bytes));
-    head = cut(text, Math.max(keep, 0));
+    head = cutText(text, Math.max(keep, 0));
     bytes = serializedBytes(head);
   }
   return `${head}${marker}`;

@@ -1,20 +1,46 @@
 import { ToolError } from "../errors.js";
+import { REGION_SYNTAX } from "./regions.js";
 import { redactCredentials } from "./urls.js";
+
+/** The longest AMP workspace id, its `ws-` included. */
+export const WORKSPACE_ID_MAX_LENGTH = 100;
+
+/** What follows an AMP workspace id's `ws-`: letters, digits, `_` and `-`. */
+const WORKSPACE_ID_CHARACTER = "[A-Za-z0-9_-]";
+
+/** An AMP workspace id (unanchored: the id part of the URL and ARN patterns): `ws-` and 1 to 97 more. */
+const WORKSPACE_ID_SYNTAX = `ws-${WORKSPACE_ID_CHARACTER}{1,${WORKSPACE_ID_MAX_LENGTH - 3}}`;
+
+/** An AMP workspace id, as ALLOWED_WORKSPACES lists them. */
+export const WORKSPACE_ID = new RegExp(`^${WORKSPACE_ID_SYNTAX}$`);
+
+/**
+ * The form of an AMP workspace id, whatever its length: a tool parameter checks the length apart
+ * (WORKSPACE_ID_MAX_LENGTH), to say "too long" rather than "not an id". With that check, it accepts
+ * exactly what WORKSPACE_ID does.
+ */
+export const WORKSPACE_ID_FORM = new RegExp(`^ws-${WORKSPACE_ID_CHARACTER}+$`);
+
+/** The workspace id in a URL's `/workspaces/ws-…` (all of it, however long). */
+const URL_WORKSPACE = new RegExp(`/workspaces/(ws-${WORKSPACE_ID_CHARACTER}+)`);
+
+/** A URL path naming a workspace: `/workspaces/ws-…`, alone or followed by `/…`; group 1 is the id. */
+const URL_PATH_WORKSPACE = new RegExp(`^/workspaces/(${WORKSPACE_ID_SYNTAX})(?:/|$)`);
 
 /** The AMP workspace id in a URL such as `https://aps-workspaces.<region>.amazonaws.com/workspaces/ws-…/`. */
 export function workspaceIdFromUrl(url: string | undefined): string | undefined {
-  return url?.match(/\/workspaces\/(ws-[A-Za-z0-9_-]+)/)?.[1];
+  return url?.match(URL_WORKSPACE)?.[1];
 }
 
-/** An AMP workspace id, as ALLOWED_WORKSPACES lists them. */
-export const WORKSPACE_ID = /^ws-[A-Za-z0-9_-]{1,97}$/;
-
 /** AMP's data-plane host: `aps-workspaces[-fips].<region>.amazonaws.com[.cn]`; group 1 is the region. */
-const AMP_HOST = /^aps-workspaces(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d{1,2})\.amazonaws\.com(?:\.cn)?$/;
+const AMP_HOST = new RegExp(
+  String.raw`^aps-workspaces(?:-fips)?\.(${REGION_SYNTAX.source})\.amazonaws\.com(?:\.cn)?$`,
+);
 
 /** `arn:<partition>:aps:<region>:<account>:workspace/ws-…`. */
-const WORKSPACE_ARN =
-  /^arn:(aws(?:-[a-z]+)*):aps:([a-z]{2}(?:-[a-z]+)+-\d{1,2}):(\d{12}):workspace\/(ws-[A-Za-z0-9_-]{1,97})$/;
+const WORKSPACE_ARN = new RegExp(
+  String.raw`^arn:(aws(?:-[a-z]+)*):aps:(${REGION_SYNTAX.source}):(\d{12}):workspace/(${WORKSPACE_ID_SYNTAX})$`,
+);
 
 /**
  * The AWS region of an AMP URL, from its host (`aps-workspaces.eu-west-1.amazonaws.com` → eu-west-1):
@@ -78,7 +104,7 @@ export function parseWorkspaceEntry(entry: string): WorkspaceRef | undefined {
     return undefined;
   }
   const region = AMP_HOST.exec(url.hostname)?.[1];
-  const id = /^\/workspaces\/(ws-[A-Za-z0-9_-]{1,97})(?:\/|$)/.exec(url.pathname)?.[1];
+  const id = URL_PATH_WORKSPACE.exec(url.pathname)?.[1];
   return region === undefined || id === undefined ? undefined : { id, region };
 }
 

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { backoffDelay } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
+import { cutText } from "../text.js";
 import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
 import type { Credentials } from "./credentials.js";
@@ -413,7 +414,7 @@ function errorDetail(envelope: PrometheusEnvelope | undefined, body: string): st
     return (envelope as { Message: string }).Message;
   }
   const text = body.trim().replace(/\s+/g, " ");
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return cutText(text, 200);
 }
 
 /** A body that is one JSON string (how Alertmanager words a 400): the string. */

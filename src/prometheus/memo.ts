@@ -1,3 +1,5 @@
+import { Lru } from "../lru.js";
+
 /**
  * Values built once per key and kept by whoever owns the memo (one handler's clients, signers,
  * endpoints), at most `maxSize` of them: past that, the least recently used is forgotten (an LRU), so
@@ -8,10 +10,10 @@
  * using it, and it is rebuilt on its key's next use.
  */
 export class Memo<V> {
-  private readonly values = new Map<string, V>();
+  private readonly values: Lru<string, V>;
 
   constructor(readonly maxSize: number) {
-    if (!Number.isInteger(maxSize) || maxSize < 1) throw new RangeError(`Memo size must be >= 1: ${maxSize}`);
+    this.values = new Lru(maxSize);
   }
 
   /** How many values are kept now (never more than `maxSize`). */
@@ -22,22 +24,12 @@ export class Memo<V> {
   /** The value for the key made of `parts` (undefined parts count as ""), built by `create` on first use. */
   get(parts: readonly (string | undefined)[], create: () => V): V {
     const key = parts.map((part) => part ?? "").join("\u0000");
-    const known = this.values.get(key);
-    if (known !== undefined || this.values.has(key)) {
-      // Most recently used last: a Map iterates in insertion order.
-      this.values.delete(key);
-      this.values.set(key, known as V);
-      return known as V;
-    }
+    if (this.values.has(key)) return this.values.get(key) as V;
     const value = create();
     this.values.set(key, value);
-    while (this.values.size > this.maxSize) {
-      const oldest = this.values.keys().next().value as string;
-      this.values.delete(oldest);
-    }
     if (value instanceof Promise) {
       value.catch(() => {
-        if (this.values.get(key) === value) this.values.delete(key);
+        if (this.values.peek(key) === value) this.values.delete(key);
       });
     }
     return value;

@@ -1,7 +1,13 @@
 import { ToolError } from "../errors.js";
 
-/** The syntax of an AWS region name: us-east-1, ap-southeast-2, us-gov-west-1. */
-export const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+/**
+ * The syntax of an AWS region name (us-east-1, ap-southeast-2, us-gov-west-1), unanchored: the region
+ * part of larger patterns (AMP hosts, ARNs), which take its `source`. It has no capturing group.
+ */
+export const REGION_SYNTAX = /[a-z]{2}(?:-[a-z]+)+-\d{1,2}/;
+
+/** An AWS region name, the whole string: us-east-1, ap-southeast-2, us-gov-west-1. */
+export const REGION_PATTERN = new RegExp(`^${REGION_SYNTAX.source}$`);
 
 interface Partition {
   id: string;

@@ -310,97 +310,117 @@ const POSIX_CLASSES: Readonly<Record<string, string>> = {
   xdigit: "0-9A-Fa-f",
 };
 
+/**
+ * The RE2 regex `rest` (`source` without its leading flags, if any) in JavaScript's syntax: one piece at a
+ * time, each read by what it is (an escape, a character inside a class, one outside), which says up to where
+ * it went. `source` names the regex in errors.
+ */
 function translate(source: string, rest: string, multiline: boolean): string {
-  const unsupported = (what: string) =>
-    new Invalid(
-      `the regex ${JSON.stringify(source)} uses ${what}, which Prometheus's regexes (RE2) do not have`,
-    );
   let out = "";
   let inClass = false;
   for (let i = 0; i < rest.length; i++) {
     const c = rest[i] as string;
-    const next = rest[i + 1];
-    if (c === "\\" && next !== undefined) {
-      i++;
-      if (/[0-9]/.test(next)) throw unsupported("a backreference or an octal escape");
-      if (next === "p" || next === "P") {
-        const letter = rest[i + 1];
-        if (letter !== undefined && /[A-Za-z]/.test(letter)) {
-          out += `\\${next}{${letter}}`;
-          i++;
-          continue;
-        }
-      }
-      const wide = next === "x" ? /^\{[0-9A-Fa-f]{1,6}\}/.exec(rest.slice(i + 1)) : null;
-      if (wide) {
-        out += `\\u${wide[0]}`;
-        i += wide[0].length;
-        continue;
-      }
-      if (!inClass && !multiline && (next === "A" || next === "z")) {
-        out += next === "A" ? "^" : "$";
-        continue;
-      }
-      const punctuation = next < "\x80" && !/[A-Za-z0-9]/.test(next);
-      out += punctuation && !JS_ESCAPABLE.has(next) && !(inClass && next === "-") ? next : `\\${next}`;
-      continue;
-    }
-    if (inClass) {
-      const posix = c === "[" ? /^\[:(\^?)([a-z]+):\]/.exec(rest.slice(i)) : null;
-      if (posix) {
-        const ranges = Object.hasOwn(POSIX_CLASSES, posix[2] as string)
-          ? POSIX_CLASSES[posix[2] as string]
-          : undefined;
-        if (ranges === undefined || posix[1] === "^") {
-          throw new Invalid(`the regex ${JSON.stringify(source)} has ${posix[0]}, not supported here`);
-        }
-        out += ranges;
-        i += posix[0].length - 1;
-        continue;
-      }
+    let piece: Translated;
+    if (c === "\\" && i + 1 < rest.length) {
+      piece = translateEscape(source, rest, i, inClass, multiline);
+    } else if (inClass) {
+      piece = translateInClass(source, rest, i);
       if (c === "]") inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === "[") {
+    } else if (c === "[") {
       inClass = true;
-      out += c;
-      if (next === "^") {
-        out += next;
-        i++;
-      }
-      // RE2 reads a `]` first in a class as itself; JavaScript as the end of an empty class.
-      if (rest[i + 1] === "]") {
-        out += "\\]";
-        i++;
-      }
-      continue;
+      piece = translateClassOpening(rest, i);
+    } else {
+      piece = translateOutsideClass(source, rest, i);
     }
-    if (c === "(" && next === "?") {
-      if (/^\(\?(?:=|!|<=|<!)/.test(rest.slice(i))) throw unsupported("lookaround");
-      if (rest.startsWith("(?P<", i)) {
-        out += "(?<";
-        i += 3;
-        continue;
-      }
-      if (rest.startsWith("(?s:", i)) {
-        out += "(?:"; // `s` is on everywhere already
-        i += 3;
-        continue;
-      }
-    }
-    if (c === "{") {
-      // RE2 reads a `{` that does not start a repetition as itself; JavaScript's `u` mode rejects it.
-      const repeat = /^\{\d+(?:,\d*)?\}/.exec(rest.slice(i));
-      if (repeat) {
-        out += repeat[0];
-        i += repeat[0].length - 1;
-      } else out += "\\{";
-      continue;
-    }
-    out += c === "}" || c === "]" ? `\\${c}` : c;
+    out += piece.text;
+    i = piece.last;
   }
   return out;
+}
+
+/** A piece of a regex in JavaScript's syntax, and the index of the last character of the RE2 it replaces. */
+interface Translated {
+  text: string;
+  last: number;
+}
+
+/** The error for RE2-less syntax (`what`) in the regex `source`. */
+function unsupported(source: string, what: string): Invalid {
+  return new Invalid(
+    `the regex ${JSON.stringify(source)} uses ${what}, which Prometheus's regexes (RE2) do not have`,
+  );
+}
+
+/** The escape at `rest[i]` (a backslash with a character after it), in a class or not. */
+function translateEscape(
+  source: string,
+  rest: string,
+  i: number,
+  inClass: boolean,
+  multiline: boolean,
+): Translated {
+  const next = rest[i + 1] as string;
+  if (/[0-9]/.test(next)) throw unsupported(source, "a backreference or an octal escape");
+  if (next === "p" || next === "P") {
+    // `\pL` is `\p{L}` in JavaScript.
+    const letter = rest[i + 2];
+    if (letter !== undefined && /[A-Za-z]/.test(letter)) return { text: `\\${next}{${letter}}`, last: i + 2 };
+  }
+  const wide = next === "x" ? /^\{[0-9A-Fa-f]{1,6}\}/.exec(rest.slice(i + 2)) : null;
+  if (wide) return { text: `\\u${wide[0]}`, last: i + 1 + wide[0].length };
+  if (!inClass && !multiline && (next === "A" || next === "z")) {
+    return { text: next === "A" ? "^" : "$", last: i + 1 };
+  }
+  // JavaScript's `u` mode rejects escaped punctuation it does not know (`\-` outside a class, `\_`).
+  const punctuation = next < "\x80" && !/[A-Za-z0-9]/.test(next);
+  const bare = punctuation && !JS_ESCAPABLE.has(next) && !(inClass && next === "-");
+  return { text: bare ? next : `\\${next}`, last: i + 1 };
+}
+
+/** The character at `rest[i]` inside a class (not an escape): a POSIX class (`[:alpha:]`) or itself. */
+function translateInClass(source: string, rest: string, i: number): Translated {
+  const posix = rest[i] === "[" ? /^\[:(\^?)([a-z]+):\]/.exec(rest.slice(i)) : null;
+  if (!posix) return { text: rest[i] as string, last: i };
+  const ranges = Object.hasOwn(POSIX_CLASSES, posix[2] as string)
+    ? POSIX_CLASSES[posix[2] as string]
+    : undefined;
+  if (ranges === undefined || posix[1] === "^") {
+    throw new Invalid(`the regex ${JSON.stringify(source)} has ${posix[0]}, not supported here`);
+  }
+  return { text: ranges, last: i + posix[0].length - 1 };
+}
+
+/** The `[` at `rest[i]` that opens a class, with its `^` if any. */
+function translateClassOpening(rest: string, i: number): Translated {
+  let text = "[";
+  let last = i;
+  if (rest[last + 1] === "^") {
+    text += "^";
+    last++;
+  }
+  // RE2 reads a `]` first in a class as itself; JavaScript as the end of an empty class.
+  if (rest[last + 1] === "]") {
+    text += "\\]";
+    last++;
+  }
+  return { text, last };
+}
+
+/** The character at `rest[i]` outside a class (not an escape, not a `[`): a group's opening, a brace, itself. */
+function translateOutsideClass(source: string, rest: string, i: number): Translated {
+  const c = rest[i] as string;
+  if (c === "(" && rest[i + 1] === "?") {
+    if (/^\(\?(?:=|!|<=|<!)/.test(rest.slice(i))) throw unsupported(source, "lookaround");
+    if (rest.startsWith("(?P<", i)) return { text: "(?<", last: i + 3 };
+    // `s` is on everywhere already.
+    if (rest.startsWith("(?s:", i)) return { text: "(?:", last: i + 3 };
+  }
+  if (c === "{") {
+    // RE2 reads a `{` that does not start a repetition as itself; JavaScript's `u` mode rejects it.
+    const repeat = /^\{\d+(?:,\d*)?\}/.exec(rest.slice(i));
+    return repeat ? { text: repeat[0], last: i + repeat[0].length - 1 } : { text: "\\{", last: i };
+  }
+  return { text: c === "}" || c === "]" ? `\\${c}` : c, last: i };
 }
 
 // ---------------------------------------------------------------------------------------------------------

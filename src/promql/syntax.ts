@@ -7,8 +7,8 @@
 export type PromqlModule = typeof import("@prometheus-io/lezer-promql");
 export type SyntaxNode = ReturnType<PromqlModule["parser"]["parse"]>["topNode"];
 
-// The parser is ~100 kB of tables: load it only when it is needed (an answer cut or empty, a filter to
-// parse), never on cold start.
+// The parser is large (mostly tables): load it only when it is needed (an answer cut or empty, a filter to
+// parse), never on cold start (bench cases cold-start, and zip-size, whose note gives what loads at init).
 let promqlModule: Promise<PromqlModule> | undefined;
 
 export function loadPromql(): Promise<PromqlModule> {

@@ -14,8 +14,8 @@ import {
   type Truncation,
 } from "./fit.js";
 import { SIGNIFICANT_DIGITS, sampleText } from "./numbers.js";
+import type { QueryAsked } from "./queryAsked.js";
 import { cutNote } from "./queryNote.js";
-import type { QueryAsked } from "./queryResult.js";
 import { ranked } from "./ranking.js";
 import { commonLabels, INSTANT_COLUMNS, RANGE_COLUMNS, Rows, type SeriesTable } from "./table.js";
 

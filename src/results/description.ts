@@ -1,7 +1,7 @@
 import { type Curve, CurveSpace, type QueryRange } from "./curves.js";
 import type { Budget } from "./fit.js";
 import { parseSample } from "./numbers.js";
-import type { QueryAsked } from "./queryResult.js";
+import type { QueryAsked } from "./queryAsked.js";
 import { type Features, ranked } from "./ranking.js";
 import { asSample, asSeries, histogramValue } from "./series.js";
 import { PointBuffer, readSeries } from "./seriesBytes.js";

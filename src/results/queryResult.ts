@@ -1,5 +1,4 @@
 import { isPlainObject, parseJsonBytes } from "../json.js";
-import type { QueryRange } from "./curves.js";
 import { describeCut } from "./cut.js";
 import { Description } from "./description.js";
 import {
@@ -13,27 +12,12 @@ import {
   type Layout,
   Measure,
 } from "./fit.js";
-import type { Order } from "./ranking.js";
+import type { QueryAsked } from "./queryAsked.js";
 import { pointsIn } from "./series.js";
 import { TokenTally } from "./tokens.js";
 
-/** What the tool asked Prometheus, and how the caller wants a cut made. */
-export interface QueryAsked {
-  /** The PromQL expression asked. */
-  query: string;
-  /** A range query's range, in seconds; undefined for an instant query. */
-  range?: QueryRange | undefined;
-  /** An instant query's evaluation time (Unix seconds), when known. */
-  time?: number | undefined;
-  order: Order;
-  /** The caller's `limit`: the most series (or samples) returned in `result`. */
-  limit?: number | undefined;
-  /**
-   * What to tell the model when nothing matched, worked out only then (it may parse the query); the
-   * default hints, which send it to ListMetrics, when unset or undefined.
-   */
-  emptyHint?: (() => Promise<string | undefined>) | undefined;
-}
+// QueryAsked stays importable from here, where the code that uses it has always found it.
+export type { QueryAsked } from "./queryAsked.js";
 
 /** What an instant query that matched nothing tells the model to check (Prometheus looks back 5 minutes by default). */
 export const EMPTY_INSTANT_HINT =

@@ -210,46 +210,71 @@ function step(state: number, code: number): number {
   return (index << STATE_BITS) | next | (run << RUN_SHIFT) | word | json | zero;
 }
 
-/**
- * The price tables, the known words and the walk's transitions, built on first use rather than at
- * import: a few milliseconds a cold start would pay even for answers that need no estimate.
- */
-function compile() {
-  const CLAUDE = new Uint16Array(ENTRIES);
-  const O200K = new Uint16Array(ENTRIES);
-  type Prices = readonly [claude: number, o200k: number];
-  const price = (index: number, [claude, o200k]: Prices) => {
-    CLAUDE[index] = claude;
-    O200K[index] = o200k;
-  };
-  /** A run's prices from its 2nd character on; the last holds for every later one. */
-  const priceRun = (row: number, prices: readonly Prices[]) => {
-    for (let n = 2; n <= LAST_RUN; n++) price(row + n, prices[Math.min(n - 2, prices.length - 1)] as Prices);
-  };
+// --- The price tables ----------------------------------------------------------------------------------------
+// Built once, on first use (see compile), by the functions below in this order: a later one reads what an
+// earlier one priced (a quoted comma copies a comma's prices; unknown contexts take the most of the known).
 
-  // --- A character after a different class (prices in 1/64 token: [Claude's, o200k's]) -----------------
+type Prices = readonly [claude: number, o200k: number];
+
+/** Both tokenizers' prices, in 1/64 token, at the indexes `step` picks (PAIRS, RUNS, LETTERS, CAMEL…). */
+interface PriceTables {
+  readonly claude: Uint16Array;
+  readonly o200k: Uint16Array;
+}
+
+function price(prices: PriceTables, index: number, [claude, o200k]: Prices): void {
+  prices.claude[index] = claude;
+  prices.o200k[index] = o200k;
+}
+
+/** A run's prices from its 2nd character on; the last holds for every later one. */
+function priceRun(prices: PriceTables, row: number, byPosition: readonly Prices[]): void {
+  for (let n = 2; n <= LAST_RUN; n++) {
+    price(prices, row + n, byPosition[Math.min(n - 2, byPosition.length - 1)] as Prices);
+  }
+}
+
+/** The prices of every index `step` can pick. */
+function priceTables(): PriceTables {
+  const prices: PriceTables = { claude: new Uint16Array(ENTRIES), o200k: new Uint16Array(ENTRIES) };
+  priceClassChanges(prices);
+  priceJsonPairs(prices);
+  priceRuns(prices);
+  priceLetters(prices);
+  for (const table of [prices.claude, prices.o200k]) priceUnknownContexts(table);
+  return prices;
+}
+
+/** A character after a different class: the defaults, and what spaces and line breaks change. */
+function priceClassChanges(prices: PriceTables): void {
   // By default both tokenizers start a new piece where the class changes.
   for (let prev = 0; prev < STATES; prev++)
-    for (let cls = 0; cls < CLASSES; cls++) price(pairIndex(prev, cls), [64, 64]);
+    for (let cls = 0; cls < CLASSES; cls++) price(prices, pairIndex(prev, cls), [64, 64]);
   for (let cls = 0; cls < CLASSES; cls++) {
     // A space begins the token of what follows (` the`, ` "`), which costs nothing more, except digits:
     // o200k keeps them apart from the space.
-    price(pairIndex(SPACE, cls), [0, cls === DIGIT ? 64 : 0]);
+    price(prices, pairIndex(SPACE, cls), [0, cls === DIGIT ? 64 : 0]);
     // Indentation is one token and its last space begins the next (` "`): the character after it pays for
     // that; o200k leaves the last space alone before a digit (`   `, ` `, `170`).
-    price(pairIndex(INDENT, cls), [64, cls === DIGIT ? 128 : 64]);
+    price(prices, pairIndex(INDENT, cls), [64, cls === DIGIT ? 128 : 64]);
   }
   for (let prev = 0; prev < STATES; prev++) {
     // A line break: Claude's token is `\n` and the indentation after it; o200k's is the punctuation before
     // it and `\n` (`",\n`), then the indentation is a token: an indented line costs both two after `",`.
     const afterWord = prev <= UPPER || prev === SPACE || prev === INDENT || prev === NON_ASCII;
-    price(pairIndex(prev, BREAK), [64, afterWord ? 64 : 0]);
+    price(prices, pairIndex(prev, BREAK), [64, afterWord ? 64 : 0]);
   }
-  price(pairIndex(BREAK, SPACE), [0, 64]);
-  // The exceptions, most frequent first. o200k glues one mark to the word after it (`_bytes`, `.internal`,
-  // `/api`, `(rate`), Claude does not; JSON's runs of punctuation are single tokens in both (`","`, `":"`,
-  // `"},{"`, `"]`), but for brackets after brackets (`[{`, `]}`: two in o200k) and `"],[` (below).
-  const PAIR_PRICES: ReadonlyArray<readonly [number, number, number, number]> = [
+  price(prices, pairIndex(BREAK, SPACE), [0, 64]);
+}
+
+/**
+ * The exceptions to priceClassChanges' defaults (most frequent first), and a comma of a run that began
+ * with a quote. o200k glues one mark to the word after it (`_bytes`, `.internal`, `/api`, `(rate`), Claude
+ * does not; JSON's runs of punctuation are single tokens in both (`","`, `":"`, `"},{"`, `"]`), but for
+ * brackets after brackets (`[{`, `]}`: two in o200k) and `"],[` (below).
+ */
+function priceJsonPairs(prices: PriceTables): void {
+  const PAIR_PRICES: ReadonlyArray<readonly [prev: number, cls: number, claude: number, o200k: number]> = [
     [SEPARATOR, CONSONANT, 64, 4], // `_bytes`: one token in o200k, two in Claude's
     [QUOTE, COLON, 0, 1],
     [QUOTE, COMMA, 5, 1],
@@ -291,44 +316,52 @@ function compile() {
     [SLASH, QUOTE, 33, 64],
     [CLOSE_BRACE, OTHER, 10, 0],
   ];
-  for (const [prev, cls, claude, o200k] of PAIR_PRICES) price(pairIndex(prev, cls), [claude, o200k]);
+  for (const [prev, cls, claude, o200k] of PAIR_PRICES) price(prices, pairIndex(prev, cls), [claude, o200k]);
   // After a comma of a run that began with a quote, as after any comma, but for `"`, `{` (above) and `[`, which
   // starts a token: `"],[` is `"],` and `[` in both (the default), where `],[` after a number is one.
   for (let cls = 0; cls < CLASSES; cls++) {
     if (cls !== QUOTE && cls !== OPEN_BRACE && cls !== OPEN_BRACKET && cls !== BREAK) {
-      price(pairIndex(QUOTED_COMMA, cls), [
-        CLAUDE[pairIndex(COMMA, cls)] as number,
-        O200K[pairIndex(COMMA, cls)] as number,
+      price(prices, pairIndex(QUOTED_COMMA, cls), [
+        prices.claude[pairIndex(COMMA, cls)] as number,
+        prices.o200k[pairIndex(COMMA, cls)] as number,
       ]);
     }
   }
+}
 
-  // --- The n-th character of a run of one class ----------------------------------------------------------
+/** The n-th character of a run of one class. */
+function priceRuns(prices: PriceTables): void {
   // Digits: o200k cuts every 3 (`170|000|036|0`). Claude's vocabulary holds fewer long numbers (`17|000|94|220`,
   // random digits 2.4 a token) but long runs of zeros (`17|00000|360`): by position from the 2nd digit, and
   // next to nothing for a 0 after a 0.
   const CLAUDE_DIGITS = [4, 31, 23, 23, 25, 32, 19, 40, 20, 25, 22, 27, 28, 35, 33, 23, 27];
   for (let n = 2; n <= LAST_RUN; n++) {
     const o200k = n % 3 === 1 ? 64 : 0;
-    price(runRow(DIGIT) + n, [CLAUDE_DIGITS[Math.min(n - 2, CLAUDE_DIGITS.length - 1)] as number, o200k]);
-    price(runRow(ZEROS) + n, [11, o200k]);
+    price(prices, runRow(DIGIT) + n, [
+      CLAUDE_DIGITS[Math.min(n - 2, CLAUDE_DIGITS.length - 1)] as number,
+      o200k,
+    ]);
+    price(prices, runRow(ZEROS) + n, [11, o200k]);
   }
-  priceRun(runRow(SPACE), [[1, 1]]); // one token up to ~80 spaces in both
-  priceRun(runRow(BREAK), [[64, 0]]); // `\n\n`
-  priceRun(runRow(QUOTE), [[0, 0]]);
-  priceRun(runRow(COMMA), [[64, 64]]);
-  priceRun(runRow(COLON), [[64, 64]]);
-  priceRun(runRow(OPEN_BRACKET), [[10, 63]]); // `[[`: two in o200k
-  priceRun(runRow(CLOSE_BRACKET), [[23, 7]]);
-  priceRun(runRow(OPEN_BRACE), [[64, 64]]);
-  priceRun(runRow(CLOSE_BRACE), [[10, 1]]);
-  priceRun(runRow(SEPARATOR), [[10, 7]]); // `__name__`, `...`
-  priceRun(runRow(SLASH), [[0, 3]]); // `//`
-  priceRun(runRow(OTHER), [[41, 29]]);
+  priceRun(prices, runRow(SPACE), [[1, 1]]); // one token up to ~80 spaces in both
+  priceRun(prices, runRow(BREAK), [[64, 0]]); // `\n\n`
+  priceRun(prices, runRow(QUOTE), [[0, 0]]);
+  priceRun(prices, runRow(COMMA), [[64, 64]]);
+  priceRun(prices, runRow(COLON), [[64, 64]]);
+  priceRun(prices, runRow(OPEN_BRACKET), [[10, 63]]); // `[[`: two in o200k
+  priceRun(prices, runRow(CLOSE_BRACKET), [[23, 7]]);
+  priceRun(prices, runRow(OPEN_BRACE), [[64, 64]]);
+  priceRun(prices, runRow(CLOSE_BRACE), [[10, 1]]);
+  priceRun(prices, runRow(SEPARATOR), [[10, 7]]); // `__name__`, `...`
+  priceRun(prices, runRow(SLASH), [[0, 3]]); // `//`
+  priceRun(prices, runRow(OTHER), [[41, 29]]);
+}
 
-  // --- A letter after a letter of the same word -------------------------------------------------------------
-  // English words are mostly single tokens; random letters split every 2 or 3. By position in the consonant
-  // run where that matters (the 2nd consonant on).
+/**
+ * A letter after a letter of the same word. English words are mostly single tokens; random letters split
+ * every 2 or 3. By position in the consonant run where that matters (the 2nd consonant on).
+ */
+function priceLetters(prices: PriceTables): void {
   const LETTER_PRICES: Record<number, Record<number, readonly Prices[]>> = {
     [IN_WORD]: {
       [VOWEL_AFTER_CONSONANT]: [[2, 4]],
@@ -367,59 +400,61 @@ function compile() {
   };
   for (const context of [IN_WORD, IN_HASH]) {
     for (let rule = 0; rule < LETTER_RULES; rule++) {
-      priceRun(letterRow(context, rule), LETTER_PRICES[context]?.[rule] as readonly Prices[]);
+      priceRun(prices, letterRow(context, rule), LETTER_PRICES[context]?.[rule] as readonly Prices[]);
     }
   }
-  price(CAMEL, [74, 63]); // o200k always splits there, Claude mostly
-  price(UPPER_RUN, [6, 0]);
-  price(AFTER_UPPER, [4, 3]);
+  price(prices, CAMEL, [74, 63]); // o200k always splits there, Claude mostly
+  price(prices, UPPER_RUN, [6, 0]);
+  price(prices, AFTER_UPPER, [4, 3]);
+}
 
-  // --- Unknown contexts: the most any context costs -------------------------------------------------------
-  for (const table of [CLAUDE, O200K]) {
-    const most = (from: number, to: number) => {
-      let largest = 0;
-      for (let i = from; i < to; i++) largest = Math.max(largest, table[i] as number);
-      return largest;
-    };
-    for (let row = 0; row <= ZEROS; row++)
-      table[runRow(row) + UNKNOWN_RUN] = most(runRow(row), runRow(row) + UNKNOWN_RUN);
-    for (let rule = 0; rule < LETTER_RULES; rule++) {
-      for (let n = 0; n < RUN_STRIDE; n++) {
-        table[letterRow(IN_UNKNOWN, rule) + n] = Math.max(
-          table[letterRow(IN_WORD, rule) + n] as number,
-          table[letterRow(IN_HASH, rule) + n] as number,
-        );
-      }
-    }
-    // A consonant run of unknown start, with or without a vowel before it, at any position.
-    table[letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN] = Math.max(
-      most(letterRow(IN_UNKNOWN, CONSONANTS), letterRow(IN_UNKNOWN, CONSONANTS) + UNKNOWN_RUN),
-      most(
-        letterRow(IN_UNKNOWN, LEADING_CONSONANTS),
-        letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN,
-      ),
-    );
-    // A text's first character: the most its class costs after anything, and the surcharge.
-    for (let cls = 0; cls < CLASSES; cls++) {
-      let largest = UNIT;
-      for (let prev = 0; prev < START; prev++)
-        largest = Math.max(largest, table[pairIndex(prev, cls)] as number);
-      largest = Math.max(largest, table[runRow(cls) + UNKNOWN_RUN] as number);
-      table[pairIndex(START, cls)] = largest + START_SURCHARGE * UNIT;
+/**
+ * Unknown contexts (a text's first character, the run and the word it begins), in one table: the most any
+ * context costs.
+ */
+function priceUnknownContexts(table: Uint16Array): void {
+  const most = (from: number, to: number) => {
+    let largest = 0;
+    for (let i = from; i < to; i++) largest = Math.max(largest, table[i] as number);
+    return largest;
+  };
+  for (let row = 0; row <= ZEROS; row++)
+    table[runRow(row) + UNKNOWN_RUN] = most(runRow(row), runRow(row) + UNKNOWN_RUN);
+  for (let rule = 0; rule < LETTER_RULES; rule++) {
+    for (let n = 0; n < RUN_STRIDE; n++) {
+      table[letterRow(IN_UNKNOWN, rule) + n] = Math.max(
+        table[letterRow(IN_WORD, rule) + n] as number,
+        table[letterRow(IN_HASH, rule) + n] as number,
+      );
     }
   }
+  // A consonant run of unknown start, with or without a vowel before it, at any position.
+  table[letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN] = Math.max(
+    most(letterRow(IN_UNKNOWN, CONSONANTS), letterRow(IN_UNKNOWN, CONSONANTS) + UNKNOWN_RUN),
+    most(letterRow(IN_UNKNOWN, LEADING_CONSONANTS), letterRow(IN_UNKNOWN, LEADING_CONSONANTS) + UNKNOWN_RUN),
+  );
+  // A text's first character: the most its class costs after anything, and the surcharge.
+  for (let cls = 0; cls < CLASSES; cls++) {
+    let largest = UNIT;
+    for (let prev = 0; prev < START; prev++)
+      largest = Math.max(largest, table[pairIndex(prev, cls)] as number);
+    largest = Math.max(largest, table[runRow(cls) + UNKNOWN_RUN] as number);
+    table[pairIndex(START, cls)] = largest + START_SURCHARGE * UNIT;
+  }
+}
 
-  // --- Known words ------------------------------------------------------------------------------------------
-  /**
-   * The words results repeat in every series (the keys of Prometheus' answers and of this server's, label
-   * names, and the vocabulary of Kubernetes, cAdvisor, node_exporter, kube-state-metrics and EKS names), with
-   * their exact cost: a whole letter run that is one of these, right after a quote or a separator (`.-_/`)
-   * and ended by ASCII that is not a letter, costs its first letter and the tokens each tokenizer takes for
-   * the rest (see knownPrice). `word` takes none more in Claude's and after a quote in o200k's, one more in
-   * o200k's after a separator (o200k glues a mark to a single letter, `-x`, but not to a word, `-|node`);
-   * `word:c/q/s` takes c more in Claude's, q more in o200k's after a quote and s after a separator. Checked
-   * against both tokenizers in test/property/tokens.test.ts.
-   */
+// --- Known words ------------------------------------------------------------------------------------------
+/**
+ * The words results repeat in every series (the keys of Prometheus' answers and of this server's, label
+ * names, and the vocabulary of Kubernetes, cAdvisor, node_exporter, kube-state-metrics and EKS names), with
+ * their exact cost: a whole letter run that is one of these, right after a quote or a separator (`.-_/`)
+ * and ended by ASCII that is not a letter, costs its first letter and the tokens each tokenizer takes for
+ * the rest (see knownPrice). `word` takes none more in Claude's and after a quote in o200k's, one more in
+ * o200k's after a separator (o200k glues a mark to a single letter, `-x`, but not to a word, `-|node`);
+ * `word:c/q/s` takes c more in Claude's, q more in o200k's after a quote and s after a separator. Checked
+ * against both tokenizers in test/property/tokens.test.ts.
+ */
+function knownWordTable() {
   const KNOWN_SLOTS = 1024;
   /** Open addressing: a word's hash (never 0) at its hash's slot or the next free one. */
   const KNOWN = new Int32Array(KNOWN_SLOTS);
@@ -442,13 +477,25 @@ function compile() {
     }
     return -1;
   }
+  return { knownSlot, knownExtraTable: KNOWN_EXTRA };
+}
 
-  // --- The compiled walk -------------------------------------------------------------------------------------
-  // `step` says what each character costs; walking a text looks it up instead. The states `step` can reach are
-  // numbered, and for each state and input (a class, with 0 apart from the other digits) TRANSITIONS holds the
-  // next state's number and both prices.
-  const ZERO_INPUT = CLASSES;
-  const INPUTS = CLASSES + 1;
+// --- The compiled walk -------------------------------------------------------------------------------------
+// `step` says what each character costs; walking a text looks it up instead. The states `step` can reach are
+// numbered, and for each state and input (a class, with 0 apart from the other digits) `walk.transitions`
+// holds the next state's number and both prices.
+const ZERO_INPUT = CLASSES;
+const INPUTS = CLASSES + 1;
+const NEXT_BITS = 12;
+const NEXT_MASK = (1 << NEXT_BITS) - 1;
+const PRICE_MASK = 511;
+const O200K_SHIFT = NEXT_BITS;
+const CLAUDE_SHIFT = NEXT_BITS + 9;
+/** Set when the character is a letter after a letter of the same word. */
+const IN_WORD_FLAG = 1 << 30;
+
+/** The walk's transitions, and what it reads beside them. */
+function compileWalk(prices: PriceTables) {
   const INPUT_OF = new Uint8Array(128);
   /** A character of each input, to feed `step` with. */
   const SAMPLE = new Uint8Array(INPUTS);
@@ -456,40 +503,7 @@ function compile() {
     INPUT_OF[code] = code === 48 ? ZERO_INPUT : (CLASS_OF[code] as number);
     SAMPLE[INPUT_OF[code] as number] = code;
   }
-  const NEXT_BITS = 12;
-  const NEXT_MASK = (1 << NEXT_BITS) - 1;
-  const PRICE_MASK = 511;
-  const O200K_SHIFT = NEXT_BITS;
-  const CLAUDE_SHIFT = NEXT_BITS + 9;
-  /** Set when the character is a letter after a letter of the same word. */
-  const IN_WORD_FLAG = 1 << 30;
-  const stateNumbers = new Map<number, number>();
-  const stateList: number[] = [];
-  const numberOf = (state: number) => {
-    let number = stateNumbers.get(state);
-    if (number === undefined) {
-      number = stateList.length;
-      stateNumbers.set(state, number);
-      stateList.push(state);
-    }
-    return number;
-  };
-  const START_NUMBER = numberOf(START_STATE);
-  const NON_ASCII_NUMBER = numberOf(NON_ASCII_STATE);
-  const transitions: number[] = [];
-  for (let number = 0; number < stateList.length; number++) {
-    for (let input = 0; input < INPUTS; input++) {
-      const next = step(stateList[number] as number, SAMPLE[input] as number);
-      const index = next >>> STATE_BITS;
-      transitions[number * INPUTS + input] =
-        numberOf(next & STATE_MASK) |
-        ((O200K[index] as number) << O200K_SHIFT) |
-        ((CLAUDE[index] as number) << CLAUDE_SHIFT) |
-        (index >= LETTERS ? IN_WORD_FLAG : 0);
-    }
-  }
-  if (stateList.length > 1 << NEXT_BITS) throw new Error("tokens: too many states to compile");
-  const TRANSITIONS = Int32Array.from(transitions);
+  const { transitions, stateList, startNumber, nonAsciiNumber } = compileTransitions(prices, SAMPLE);
   /** Per state: 1 if the last character was a quote, 2 a separator or slash (a known word may start). */
   const BEFORE_WORD = Uint8Array.from(stateList, (state) => {
     const prev = state & 31;
@@ -501,7 +515,7 @@ function compile() {
    * a loop would reload at every character.
    */
   const walk = {
-    transitions: TRANSITIONS,
+    transitions,
     inputOf: INPUT_OF,
     beforeWord: BEFORE_WORD,
     letterCode: IS_LETTER,
@@ -512,13 +526,52 @@ function compile() {
     nextMask: NEXT_MASK,
     inWordFlag: IN_WORD_FLAG,
   } as const;
-  return {
-    walk,
-    knownSlot,
-    knownExtraTable: KNOWN_EXTRA,
-    startNumber: START_NUMBER,
-    nonAsciiNumber: NON_ASCII_NUMBER,
+  return { walk, startNumber, nonAsciiNumber };
+}
+
+/**
+ * Numbers the states `step` reaches from the start and from non-ASCII (those two first), and for each state
+ * and input (fed as its `sample` character) packs the next state's number and both prices into its
+ * transition.
+ */
+function compileTransitions(prices: PriceTables, sample: Uint8Array) {
+  const stateNumbers = new Map<number, number>();
+  const stateList: number[] = [];
+  const numberOf = (state: number) => {
+    let number = stateNumbers.get(state);
+    if (number === undefined) {
+      number = stateList.length;
+      stateNumbers.set(state, number);
+      stateList.push(state);
+    }
+    return number;
   };
+  const startNumber = numberOf(START_STATE);
+  const nonAsciiNumber = numberOf(NON_ASCII_STATE);
+  const transitions: number[] = [];
+  for (let number = 0; number < stateList.length; number++) {
+    for (let input = 0; input < INPUTS; input++) {
+      const next = step(stateList[number] as number, sample[input] as number);
+      const index = next >>> STATE_BITS;
+      transitions[number * INPUTS + input] =
+        numberOf(next & STATE_MASK) |
+        ((prices.o200k[index] as number) << O200K_SHIFT) |
+        ((prices.claude[index] as number) << CLAUDE_SHIFT) |
+        (index >= LETTERS ? IN_WORD_FLAG : 0);
+    }
+  }
+  if (stateList.length > 1 << NEXT_BITS) throw new Error("tokens: too many states to compile");
+  return { transitions: Int32Array.from(transitions), stateList, startNumber, nonAsciiNumber };
+}
+
+/**
+ * The price tables, the known words and the walk's transitions, built on first use rather than at
+ * import: work a cold start would pay (bench case cold-start) even for answers that need no estimate.
+ */
+function compile() {
+  const { walk, startNumber, nonAsciiNumber } = compileWalk(priceTables());
+  const { knownSlot, knownExtraTable } = knownWordTable();
+  return { walk, knownSlot, knownExtraTable, startNumber, nonAsciiNumber };
 }
 
 let compiled: ReturnType<typeof compile> | undefined;

@@ -1,8 +1,8 @@
 import type { Bridge } from "../bridge/bridge.js";
 import { dispatchStateless, type Outcome } from "../bridge/dispatch.js";
-import { claimsModernEra } from "../bridge/envelope.js";
-import { isServerFault } from "../bridge/jsonrpc.js";
+import { isServerFault, type JSONRPCReply } from "../bridge/jsonrpc.js";
 import type { RequestContext } from "../context.js";
+import { classify, type Era } from "../protocol/classify.js";
 import { directPayloadBytes, withinLimit } from "./ceiling.js";
 import { PYTHON_NOTIFICATION_REPLY } from "./mcp.js";
 import { answerModern, type ModernOptions } from "./modern.js";
@@ -20,7 +20,7 @@ export interface DirectOptions {
 export interface DirectResult {
   result: unknown;
   outcome: Outcome["kind"];
-  era: "modern" | "legacy";
+  era: Era;
   traceId?: string;
   /** The HTTP status the same answer would have had over HTTP (for the metrics). */
   status: number;
@@ -37,18 +37,13 @@ export async function handleDirect(
   options: DirectOptions,
   context: RequestContext,
 ): Promise<DirectResult> {
-  if (Array.isArray(payload) ? payload.some(claimsModernEra) : claimsModernEra(payload)) {
-    const answer = await answerModern(payload, undefined, options.modern, context);
-    if (answer.kind === "accepted") return { result: null, outcome: "accepted", era: "modern", status: 202 };
-    const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
-    const result = withinLimit(outcome, (fitting) => resultOf(fitting, false), directPayloadBytes);
-    return {
-      result,
-      outcome: "single",
-      era: "modern",
-      traceId: answer.envelope?.traceId,
-      status: answer.status,
-    };
+  const inbound = classify({ json: payload });
+  if (inbound.kind === "malformed") return singleReply(inbound, inbound.era, undefined);
+  if (inbound.kind === "notification")
+    return { result: null, outcome: "accepted", era: "modern", status: 202 };
+  if (inbound.era === "modern") {
+    const answer = await answerModern(inbound.request, options.modern, context);
+    return singleReply(answer, "modern", inbound.envelope.traceId);
   }
   const outcome = await dispatchStateless(payload, { context, ...options });
   const result = withinLimit(
@@ -57,6 +52,17 @@ export async function handleDirect(
     directPayloadBytes,
   );
   return { result, outcome: outcome.kind, era: "legacy", status: statusOf(outcome) };
+}
+
+/** One reply with the HTTP status it would have had: a 2026-07-28 answer, or a payload `classify` refused. */
+function singleReply(
+  answer: { status: number; reply: JSONRPCReply },
+  era: Era,
+  traceId: string | undefined,
+): DirectResult {
+  const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
+  const result = withinLimit(outcome, (fitting) => resultOf(fitting, false), directPayloadBytes);
+  return { result, outcome: "single", era, traceId, status: answer.status };
 }
 
 function statusOf(outcome: Outcome): number {

@@ -1,18 +1,15 @@
 import type { Bridge } from "../bridge/bridge.js";
 import { completeInitialize, dispatch, dispatchStateless, type Outcome } from "../bridge/dispatch.js";
-import { claimsModernEra } from "../bridge/envelope.js";
 import {
-  classify,
   ErrorCode,
   errorReply,
   isServerFault,
-  type JSONRPCRequest,
+  type JSONRPCReply,
   type RequestId,
   replyJson,
   SERVER_ERROR,
   SESSION_NOT_FOUND,
 } from "../bridge/jsonrpc.js";
-import { isModernVersion } from "../bridge/versions.js";
 import type { RequestContext } from "../context.js";
 import type { HttpRequest } from "../http/event.js";
 import {
@@ -28,19 +25,18 @@ import {
 import {
   isOriginAllowed,
   isWellFormedSessionId,
-  protocolVersionHeader,
   type Refusal,
   type RuleSettings,
   refuseForeignOrigin,
-  refuseLegacyVersion,
   refuseMissingScope,
   refuseOversizeBody,
   refusePostHeaders,
 } from "../http/rules.js";
+import { type Body, type Classification, classify, type Era, type Malformed } from "../protocol/classify.js";
 import type { SessionManager } from "../sessions/manager.js";
 import { SessionDataError, SessionStoreError } from "../sessions/store.js";
 import { httpPayloadBytes, withinLimit } from "./ceiling.js";
-import { answerModern, type ModernAnswer, type ModernOptions } from "./modern.js";
+import { answerModern, type ModernOptions } from "./modern.js";
 
 export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
@@ -62,7 +58,7 @@ export interface McpRouteResult {
   /** The JSON-RPC methods it carried. */
   methods: string[];
   /** The protocol era that served it, once its body was read: 2026-07-28 ("modern") or earlier. */
-  era?: "modern" | "legacy";
+  era?: Era;
   /** The trace id of the `traceparent` a 2026-07-28 request carried in `_meta`. */
   traceId?: string;
   /** The client a 2026-07-28 request named in `_meta` (name and version, as it said). */
@@ -96,51 +92,68 @@ export async function handleMcp(
   const headerRefusal = refusePostHeaders(request);
   if (headerRefusal) return { response: refuse(headerRefusal, cors), methods: [] };
 
-  let payload: unknown;
-  let parseFailure: unknown;
-  try {
-    payload = JSON.parse(request.body);
-  } catch (error) {
-    parseFailure = error ?? new Error("invalid JSON");
-  }
-  const version = protocolVersionHeader(request);
-  const modern =
-    parseFailure === undefined
-      ? isModernTraffic(payload, version)
-      : version !== undefined && isModernVersion(version);
-  if (modern) {
+  const body = parseBody(request.body);
+  const payload = "json" in body ? body.json : undefined;
+  const inbound = classify(body, request.headers);
+  if (inbound.era === "modern") {
     // A 2026-07-28 client gets the spec's answers: PYTHON_COMPAT is for the Python Lambda's clients.
-    if (parseFailure !== undefined)
-      return { response: parseError(parseFailure, false, cors), methods: [], era: "modern" };
-    const answer = await answerModern(payload, request.headers, options.modern, context);
-    return {
-      response: renderModern(answer, cors),
-      methods: methodsOf(payload),
-      era: "modern",
-      traceId: answer.kind === "reply" ? answer.envelope?.traceId : undefined,
-      client: answer.kind === "reply" ? answer.envelope?.clientInfo : undefined,
-    };
+    const methods = "json" in body ? methodsOf(payload) : [];
+    return { ...(await serveModern(inbound, options, cors, context)), methods, era: "modern" };
   }
-  const versionRefusal = refuseLegacyVersion(request);
-  if (versionRefusal) return { response: refuse(versionRefusal, cors), methods: [] };
-  if (parseFailure !== undefined) {
-    return { response: parseError(parseFailure, options.pythonCompat, cors), methods: [] };
+  if (inbound.kind === "malformed") {
+    return { response: answerMalformed(inbound, options.pythonCompat, cors), methods: [] };
   }
   const methods = methodsOf(payload);
-  return { response: await serve(payload, request, options, cors, context), methods, era: "legacy" };
+  return { response: await serve(payload, inbound, request, options, cors, context), methods, era: "legacy" };
+}
+
+function parseBody(text: string): Body {
+  try {
+    return { json: JSON.parse(text) };
+  } catch (error) {
+    return { notJson: error };
+  }
+}
+
+type Modern = Extract<Classification, { era: "modern" }>;
+type Legacy = Extract<Classification, { era: "legacy" }>;
+
+/** A 2026-07-28 payload's answer, and what the log says of the request it served. */
+async function serveModern(
+  inbound: Modern,
+  options: McpRouteOptions,
+  cors: Record<string, string>,
+  context: RequestContext,
+): Promise<Pick<McpRouteResult, "response" | "traceId" | "client">> {
+  if (inbound.kind === "malformed") return { response: answerMalformed(inbound, false, cors) };
+  if (inbound.kind === "notification") return { response: emptyResponse(202, cors) };
+  const answer = await answerModern(inbound.request, options.modern, context);
+  return {
+    response: renderModern(answer, cors),
+    traceId: inbound.envelope.traceId,
+    client: inbound.envelope.clientInfo,
+  };
 }
 
 /**
- * 2026-07-28 traffic: its `MCP-Protocol-Version` says so, or its body claims a version in `_meta` that
- * is not a legacy one (then its own rules answer a header that disagrees, or a version not served).
+ * The error `classify` found, as this route answers it: a body that is not JSON in the Python Lambda's
+ * form under PYTHON_COMPAT (legacy only); a 2026-07-28 message's error cut to fit like any reply.
  */
-function isModernTraffic(payload: unknown, version: string | undefined): boolean {
-  if (version !== undefined && isModernVersion(version)) return true;
-  return Array.isArray(payload) ? payload.some(claimsModernEra) : claimsModernEra(payload);
+function answerMalformed(
+  inbound: Malformed,
+  pythonCompat: boolean,
+  cors: Record<string, string>,
+): HttpResponse {
+  if (inbound.notJson && pythonCompat)
+    return jsonResponse(400, { error: "Invalid JSON in request body" }, cors);
+  if (inbound.era === "legacy" || inbound.notJson) return jsonResponse(inbound.status, inbound.reply, cors);
+  return renderModern(inbound, cors);
 }
 
-function renderModern(answer: ModernAnswer, cors: Record<string, string>): HttpResponse {
-  if (answer.kind === "accepted") return emptyResponse(202, cors);
+function renderModern(
+  answer: { status: number; reply: JSONRPCReply },
+  cors: Record<string, string>,
+): HttpResponse {
   const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
   return withinLimit(
     outcome,
@@ -156,6 +169,7 @@ function renderModern(answer: ModernAnswer, cors: Record<string, string>): HttpR
 
 async function serve(
   payload: unknown,
+  inbound: Legacy,
   request: HttpRequest,
   options: McpRouteOptions,
   cors: Record<string, string>,
@@ -163,7 +177,7 @@ async function serve(
 ): Promise<HttpResponse> {
   const sessions = options.sessions;
   const sessionId = sessionIdOf(request);
-  const initialize = initializeRequestIn(payload);
+  const initialize = inbound.kind === "initialize" ? inbound.request : undefined;
   if (sessions && sessionId !== undefined) {
     if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
     if (initialize) {
@@ -209,13 +223,6 @@ const SESSION_HEADER = "Mcp-Session-Id";
 function sessionIdOf(request: HttpRequest): string | undefined {
   const value = request.headers["mcp-session-id"];
   return value === undefined || value === "" ? undefined : value;
-}
-
-function initializeRequestIn(payload: unknown): JSONRPCRequest | undefined {
-  // A cheap look first: full classification happens once more in dispatch, for every request.
-  if ((payload as { method?: unknown } | null)?.method !== "initialize") return undefined;
-  const entry = classify(payload);
-  return entry.kind === "request" && entry.message.method === "initialize" ? entry.message : undefined;
 }
 
 async function endSession(
@@ -284,12 +291,6 @@ function refuse(refusal: Refusal, cors: Record<string, string>): HttpResponse {
 
 function preflight(cors: Record<string, string>): HttpResponse {
   return emptyResponse(204, { ...cors, ...CORS_PREFLIGHT_HEADERS });
-}
-
-function parseError(error: unknown, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
-  if (pythonCompat) return jsonResponse(400, { error: "Invalid JSON in request body" }, cors);
-  const detail = error instanceof Error ? error.message : "invalid JSON";
-  return jsonRpcErrorResponse(400, ErrorCode.ParseError, `Parse error: ${detail}`, cors);
 }
 
 function toHttpResponse(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {

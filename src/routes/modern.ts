@@ -1,21 +1,17 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { claimedVersion, type Envelope, META_KEYS, readEnvelope } from "../bridge/envelope.js";
 import {
   boundReply,
-  classify,
   ErrorCode,
   errorReply,
   isServerFault,
   type JSONRPCReply,
   type JSONRPCRequest,
-  type RequestId,
   replyBound,
-  UNSUPPORTED_PROTOCOL_VERSION,
 } from "../bridge/jsonrpc.js";
-import { isModernVersion, SUPPORTED_VERSIONS } from "../bridge/versions.js";
 import type { RequestContext } from "../context.js";
-import { refuseMismatchedHeaders, refuseVersionMismatch } from "../http/mcpHeaders.js";
-import type { Refusal } from "../http/rules.js";
+import { cut } from "../protocol/echo.js";
+import { META_KEYS } from "../protocol/envelope.js";
+import { SUPPORTED_VERSIONS } from "../protocol/versions.js";
 
 /** Who this server is and what it offers: `server/discover`, and every result's `_meta`. */
 export interface ServerIdentity {
@@ -53,71 +49,29 @@ const REMOVED = new Set([
   "resources/unsubscribe",
 ]);
 
-/** What became of a 2026-07-28 payload: one reply with its HTTP status, or nothing to answer. */
-export type ModernAnswer =
-  | { kind: "reply"; status: number; reply: JSONRPCReply; envelope?: Envelope }
-  | { kind: "accepted" };
-
-/**
- * Answers one payload of protocol revision 2026-07-28: stateless, one message per POST, served by a
- * fresh server and checked in this order (the first failing check answers): the message's shape
- * (-32600), the version its `_meta` claims against `MCP-Protocol-Version` (-32020) and against the
- * versions served (-32022), the rest of the `_meta` envelope (-32602), `Mcp-Method`/`Mcp-Name`
- * (-32020), the method (404, -32601). `headers` (lower-case names) is undefined for a direct
- * invocation, which has no headers to check.
- */
-export async function answerModern(
-  payload: unknown,
-  headers: Record<string, string> | undefined,
-  options: ModernOptions,
-  context: RequestContext,
-): Promise<ModernAnswer> {
-  if (Array.isArray(payload)) {
-    return refused(
-      null,
-      ErrorCode.InvalidRequest,
-      "Invalid Request: protocol version 2026-07-28 sends one JSON-RPC message per request, not a batch",
-    );
-  }
-  const entry = classify(payload);
-  if (entry.kind === "invalid") return { kind: "reply", status: 400, reply: entry.reply };
-  if (entry.kind === "response") {
-    return refused(null, ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 client sends no responses");
-  }
-  // No notification of 2026-07-28 travels over HTTP (cancelling is closing the response), and no server
-  // outlives its request to hear one: accepted, as the transport says, and dropped.
-  if (entry.kind === "notification") return { kind: "accepted" };
-
-  const request = entry.message;
-  const claimed = claimedVersion(request);
-  if (claimed !== undefined) {
-    const mismatch = headers && refuseVersionMismatch(headers, claimed);
-    if (mismatch) return refusedBy(mismatch, request.id);
-    if (!isModernVersion(claimed)) return unsupportedVersion(request.id, claimed);
-  }
-  const read = readEnvelope(request);
-  if ("problem" in read)
-    return refused(request.id, ErrorCode.InvalidParams, `Invalid params: ${read.problem}`);
-  const mismatch = headers && refuseMismatchedHeaders(headers, request.method, request.params);
-  if (mismatch) return refusedBy(mismatch, request.id);
-
-  const answer = await run(request, options, context);
-  return { ...answer, envelope: read.envelope };
+/** The answer to a 2026-07-28 request: one reply, with its HTTP status. */
+export interface ModernReply {
+  status: number;
+  reply: JSONRPCReply;
 }
 
-async function run(
+/**
+ * Serves one 2026-07-28 request that `classify` (src/protocol/classify.ts) found well formed, its
+ * envelope and headers checked: stateless, by this container's shared server. `server/discover` is
+ * answered here; a method this server does not implement is 404 `-32601`.
+ */
+export async function answerModern(
   request: JSONRPCRequest,
   options: ModernOptions,
   context: RequestContext,
-): Promise<{ kind: "reply"; status: number; reply: JSONRPCReply }> {
+): Promise<ModernReply> {
   if (request.method === "server/discover") {
     const reply = { jsonrpc: "2.0" as const, id: request.id, result: discoverResult(options.identity) };
-    return { kind: "reply", status: 200, reply: complete(reply, request.method, options.identity) };
+    return { status: 200, reply: complete(reply, request.method, options.identity) };
   }
   if (!FORWARDED.has(request.method)) {
     const removed = REMOVED.has(request.method) ? " (not part of protocol version 2026-07-28)" : "";
     return {
-      kind: "reply",
       status: 404,
       reply: errorReply(
         request.id,
@@ -128,7 +82,6 @@ async function run(
   }
   const reply = await (await options.sharedBridge()).request(request, context);
   return {
-    kind: "reply",
     status: isServerFault(reply) ? 500 : 200,
     reply: complete(reply, request.method, options.identity),
   };
@@ -164,26 +117,4 @@ function complete(reply: JSONRPCReply, method: string, identity: ServerIdentity)
   };
   const bound = replyBound(reply);
   return bound === undefined ? completed : boundReply(completed, bound + COMPLETION_BYTES);
-}
-
-/** `-32022` with the versions served and the one asked for, which a client retries from. */
-function unsupportedVersion(id: RequestId, requested: string): ModernAnswer {
-  const reply = errorReply(id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version");
-  reply.error.data = { supported: [...SUPPORTED_VERSIONS], requested: cut(requested) };
-  return { kind: "reply", status: 400, reply };
-}
-
-function refused(id: RequestId | null, code: number, message: string): ModernAnswer {
-  return { kind: "reply", status: 400, reply: errorReply(id, code, message) };
-}
-
-function refusedBy(refusal: Refusal, id: RequestId): ModernAnswer {
-  return { kind: "reply", status: refusal.status, reply: errorReply(id, refusal.code, refusal.message) };
-}
-
-/** A caller's string in an answer is cut here: enough to recognise it, never a megabyte echoed. */
-const ECHOED_CHARS = 120;
-
-function cut(text: string): string {
-  return text.length > ECHOED_CHARS ? `${text.slice(0, ECHOED_CHARS)}…` : text;
 }

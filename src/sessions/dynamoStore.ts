@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { firstLine } from "../errors.js";
+import { cutText } from "../text.js";
 import { traced } from "../tracing/trace.js";
 import { checkStorable } from "./limits.js";
 import {
@@ -213,7 +214,7 @@ export class DynamoSessionStore implements SessionStore {
       if (error instanceof SessionStoreError || isConditionalCheckFailure(error)) throw error;
       if (operation === "create" && isItemRefusal(error)) {
         throw new SessionDataError(
-          `Invalid params for initialize: the session store cannot hold them (${firstLine(error.message).slice(0, 200)})`,
+          `Invalid params for initialize: the session store cannot hold them (${cutText(firstLine(error.message), 200, "")})`,
         );
       }
       if (abortedByDeadline(signal)) {

@@ -1,4 +1,5 @@
 import { hasLoneSurrogate } from "../json.js";
+import { cutText } from "../text.js";
 import { SessionDataError, type SessionRecord } from "./store.js";
 
 /**
@@ -153,7 +154,7 @@ function pathOf(node: Visit): string {
   keys.reverse();
   const segments = keys.map((key) => {
     if (typeof key === "number") return `[${key}]`;
-    const short = key.length > MAX_SEGMENT ? `${key.slice(0, MAX_SEGMENT)}…` : key;
+    const short = cutText(key, MAX_SEGMENT);
     return IDENTIFIER.test(key) && key.length <= MAX_SEGMENT ? `.${key}` : `[${JSON.stringify(short)}]`;
   });
   const shown = segments.length > 12 ? [...segments.slice(0, 6), ".…", ...segments.slice(-5)] : segments;

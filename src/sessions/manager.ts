@@ -4,9 +4,9 @@ import { type Backoff, backoffDelay } from "../backoff.js";
 import type { Bridge } from "../bridge/bridge.js";
 import { ErrorCode, type JSONRPCReply, type JSONRPCRequest } from "../bridge/jsonrpc.js";
 import { type RequestContext, timeLeft } from "../context.js";
+import { Lru } from "../lru.js";
 import { checkInitializeParams } from "./limits.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";
-import { WarmCache } from "./warmCache.js";
 
 export interface SessionManagerOptions {
   store: SessionStore;
@@ -52,13 +52,14 @@ const CONFLICT_BACKOFF: Backoff = { baseMs: 20, capMs: 500 };
  * request is bounded by the request's context.
  */
 export class SessionManager {
-  private readonly warm: WarmCache<Warm>;
+  /** The warm servers, a bounded LRU: memory stays flat however many sessions pass through a container. */
+  private readonly warm: Lru<string, Warm>;
   private readonly now: () => number;
   private readonly refreshIntervalMs: number;
   private readonly maxWriteAttempts: number;
 
   constructor(private readonly options: SessionManagerOptions) {
-    this.warm = new WarmCache(options.warmLimit ?? DEFAULT_WARM_LIMIT, (session) => {
+    this.warm = new Lru<string, Warm>(options.warmLimit ?? DEFAULT_WARM_LIMIT, (session) => {
       void session.bridge.close().catch(() => undefined);
     });
     this.now = options.now ?? Date.now;

@@ -16,8 +16,9 @@ export interface MemoryStoreLimits {
 
 /**
  * 10,000 sessions of a typical record (well under 1 KB), or 128 of the largest (64 KiB of initialize
- * params each), in 8 MiB of JSON: under 50 MB of heap even for params made of many tiny keys (measured:
- * about 5.5 heap bytes per JSON byte), whatever a long `npm start` or a flood of `initialize` does.
+ * params each), in 8 MiB of JSON: under 50 MB of heap even for params made of many tiny keys (which take
+ * several times their JSON's bytes in heap; bench case memory-sessions measures the store), whatever a
+ * long `npm start` or a flood of `initialize` does.
  */
 export const MEMORY_STORE_LIMITS: MemoryStoreLimits = { maxSessions: 10_000, maxBytes: 8 * 1024 * 1024 };
 

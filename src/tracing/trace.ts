@@ -1,37 +1,14 @@
 /**
  * X-Ray tracing (TRACING=on), as the rest of the code sees it: a subsegment to open others in, annotate
- * and close. Nothing here loads the tracer: `loadTracing` imports ./xray.js (Powertools Tracer and the
- * X-Ray SDK, a chunk of their own in the bundle) only when TRACING is on, so a function with tracing
- * off never loads them.
+ * and close (its types are in ./types.js). Nothing here loads the tracer: `loadTracing` imports ./xray.js
+ * (Powertools Tracer and the X-Ray SDK, a chunk of their own in the bundle) only when TRACING is on, so a
+ * function with tracing off never loads them.
  */
 
-/** A value X-Ray indexes (annotations can be searched on: `annotation.mcp_trace_id = "…"`). */
-export type AnnotationValue = string | number | boolean;
+import type { Trace, Tracing } from "./types.js";
 
-/**
- * One X-Ray subsegment. Carried by the request context (`trace`): undefined when tracing is off or the
- * request is not sampled, so nothing is built for a request no one will see.
- */
-export interface Trace {
-  /** A subsegment inside this one; whoever opens it closes it. */
-  open(name: string): Trace;
-  /** An indexed key (letters, digits, underscores) and value: never a query, a secret, a caller's text. */
-  annotate(key: string, value: AnnotationValue): void;
-  /** Unindexed detail, under the service's namespace. */
-  describe(key: string, value: unknown): void;
-  /** Records the exception and marks the subsegment a fault; `remote`: it came from a downstream service. */
-  fail(error: unknown, remote?: boolean): void;
-  /** Marks the subsegment as a client error (4xx) or a fault (5xx) without an exception. */
-  flag(kind: "error" | "fault"): void;
-  /** Ends the subsegment (which sends it); closing again does nothing. */
-  close(): void;
-}
-
-/** The tracing of one handler: the subsegment of each invocation. */
-export interface Tracing {
-  /** The invocation's subsegment, or undefined when it is not traced (tracing inactive, not sampled). */
-  invocation(): Trace | undefined;
-}
+// The types stay importable from here, where the code that uses them has always found them.
+export type { AnnotationValue, Trace, Tracing } from "./types.js";
 
 /**
  * Loads the tracer (Powertools Tracer, X-Ray SDK) and sets it up for `serviceName`. Called once per

@@ -1,5 +1,5 @@
 import { Tracer } from "@aws-lambda-powertools/tracer";
-import type { AnnotationValue, Trace, Tracing } from "./trace.js";
+import type { AnnotationValue, Trace, Tracing } from "./types.js";
 
 /*
  * Loaded only when TRACING is on (see loadTracing): importing it loads Powertools Tracer and the X-Ray

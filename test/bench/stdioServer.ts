@@ -8,7 +8,7 @@ import { renderToolResult } from "../../src/server.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";
-import { DEFAULT_BUDGET } from "../support/toolCall.js";
+import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
 
 const settings: ToolSettings = {
   prometheusUrl: process.env.PROMETHEUS_URL,

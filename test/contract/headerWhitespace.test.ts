@@ -1,10 +1,11 @@
 import { fc, test } from "@fast-check/vitest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { HttpRequest } from "../../src/http/event.js";
-import { headerValue, trimOws } from "../../src/http/mcpHeaders.js";
-import { protocolVersionHeader, refuseForeignOrigin, refusePostHeaders } from "../../src/http/rules.js";
-import { EVENT_FORMATS } from "../helpers/events.js";
+import { trimOws } from "../../src/http/fieldValue.js";
+import { refuseForeignOrigin, refusePostHeaders } from "../../src/http/rules.js";
+import { headerValue, protocolVersionHeader } from "../../src/protocol/mcpHeaders.js";
 import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { EVENT_FORMATS } from "../support/events.js";
 
 // RFC 9110 §5.5: the only whitespace around a field value is OWS, spaces and horizontal tabs. A no-break
 // space, a byte-order mark or any other Unicode space JavaScript's trim() removes is part of the value,

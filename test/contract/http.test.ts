@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import packageJson from "../../package.json" with { type: "json" };
 import { defineTool, type Tool, ToolError } from "../../tools/types.js";
-import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../helpers/events.js";
 import {
   callHttp,
   header,
@@ -14,6 +13,7 @@ import {
 } from "../helpers/handler.js";
 import { ignores } from "../helpers/logLevel.js";
 import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
@@ -488,8 +488,8 @@ describe("isolation between stateless requests", () => {
     expect(JSON.parse(set.body)).toStrictEqual({ jsonrpc: "2.0", id: 1, result: {} });
     await postMcp(handler, ping(2));
     expect(servers).toHaveLength(2);
-    expect(ignores(servers[0], "info")).toBe(true);
-    expect(ignores(servers[1], "info")).toBe(false);
+    expect(await ignores(servers[0], "info")).toBe(true);
+    expect(await ignores(servers[1], "info")).toBe(false);
   });
 
   it("requests that change no MCP state share the container's server; any other gets one of its own", async () => {
@@ -506,7 +506,7 @@ describe("isolation between stateless requests", () => {
     expect(servers).toHaveLength(3);
     await postMcp(handler, ping(6));
     expect(servers).toHaveLength(3);
-    expect(ignores(servers[0], "info")).toBe(false);
+    expect(await ignores(servers[0], "info")).toBe(false);
   });
 });
 

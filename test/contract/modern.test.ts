@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
-import { EVENT_FORMATS, lambdaContext } from "../helpers/events.js";
 import { callHttp, type Handler, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { EVENT_FORMATS, lambdaContext } from "../support/events.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 // The 2026-07-28 revision on this transport, row by row, for every event format: no handshake, no

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { httpEvent, lambdaContext } from "../helpers/events.js";
 import { type HttpResult, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { httpEvent, lambdaContext } from "../support/events.js";
 
 /**
  * Regression tests of the security review's items 9 (hostile direct invocations) and 10 (bounded

@@ -1,24 +1,28 @@
-import { setMaxListeners } from "node:events";
-import type { RequestContext } from "../../src/context.js";
+import { type RequestContext, startRequest, withCancellation } from "../../src/context.js";
 import type { Report } from "../../src/metrics/report.js";
+import type { Trace } from "../../src/tracing/trace.js";
 
-/** A request context for calling below the handler: a deadline `timeoutMs` away, aborted then or with `signal`. */
-export function testContext(
-  timeoutMs = 10_000,
-  options: { signal?: AbortSignal; principal?: string; replyBytes?: number; report?: Report } = {},
-): RequestContext {
-  const deadline = new AbortController();
-  const passed = () => deadline.abort(new DOMException("the request's deadline passed", "TimeoutError"));
-  if (timeoutMs > 0) setTimeout(passed, timeoutMs).unref();
-  else passed();
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-  // As for a real request: a batch's requests may all wait on the one signal.
-  setMaxListeners(0, signal);
-  return {
-    deadlineAt: Date.now() + timeoutMs,
-    signal,
+export interface TestContextOptions {
+  /** Cancels the request, as the MCP server's cancellation signal does (`withCancellation`). */
+  signal?: AbortSignal;
+  principal?: string;
+  replyBytes?: number;
+  report?: Report;
+  trace?: Trace;
+}
+
+/**
+ * A request context for calling below the handler, built as the handler builds one (`startRequest`):
+ * a deadline `timeoutMs` away, its signal made on first use and aborted then, and, with `signal`, also
+ * aborted when that fires (`withCancellation`). Zero or less: the deadline has already passed.
+ */
+export function testContext(timeoutMs = 10_000, options: TestContextOptions = {}): RequestContext {
+  const request = startRequest({
+    timeoutMs,
     principal: options.principal,
-    replyBytes: options.replyBytes ?? Number.POSITIVE_INFINITY,
+    replyBytes: options.replyBytes,
     report: options.report,
-  };
+    trace: options.trace,
+  });
+  return options.signal ? withCancellation(request, options.signal) : request;
 }

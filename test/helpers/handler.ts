@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { createHandler, type Dependencies } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "./events.js";
+import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "../support/events.js";
 
 export interface HttpResult {
   statusCode: number;

@@ -5,7 +5,7 @@ import { type McpServerFactory, mcpServerFactory } from "../../src/server.js";
 import { SessionManager, type SessionManagerOptions } from "../../src/sessions/manager.js";
 import type { SessionStore } from "../../src/sessions/store.js";
 import { instructionsFor, tools } from "../../tools/index.js";
-import { LOCAL_SETTINGS } from "../support/toolCall.js";
+import { LOCAL_SETTINGS } from "./toolCall.js";
 
 /** What a handler builds once for all its MCP servers (the tool list, the JSON Schema validator). */
 export function localServerFactory(): McpServerFactory {

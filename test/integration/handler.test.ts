@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { EVENT_FORMATS } from "../helpers/events.js";
 import { JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import { EVENT_FORMATS } from "../support/events.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
 import { DATASET, METRIC_NAMES, prometheusAvailable } from "../support/prometheus.js";
 import type { SigV4Proxy } from "../support/sigv4Proxy.js";

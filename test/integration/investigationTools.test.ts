@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { renderToolResult } from "../../src/server.js";
 import {
   FindSeries,
   GetMetricMetadata,
@@ -10,13 +9,13 @@ import {
   ListRules,
   ListSilences,
 } from "../../tools/index.js";
-import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
+import type { Tool, ToolCall, ToolSettings } from "../../tools/types.js";
+import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../helpers/toolCall.js";
 import { type AlertingStack, alertmanagerAvailable, RULES, startAlertingStack } from "../support/alerting.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";
-import { DEFAULT_BUDGET, makeToolCall } from "../support/toolCall.js";
 
 /**
  * The discovery and alerting tools against a real Prometheus (rules evaluated on its live self-scrape, one
@@ -49,25 +48,16 @@ function datasetWithBigLabel(): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** A tool's result as the model receives it: the value, its text, and the hint (if any). */
+/** A tool's result as the model receives it through the server: the value, its text, and the hint (if any). */
 async function run(
   tool: Tool,
   args: Json,
   call: ToolCall,
 ): Promise<{ value: Json; text: string; hint: string | undefined }> {
-  const result = await renderToolResult(await tool.run(tool.inputSchema.parse(args), call), call.budget);
+  const result = await toolResult(tool, args, call);
+  if (result.isError) throw new Error(`${tool.name} failed: ${JSON.stringify(result.content)}`);
   const [first, second] = result.content as Array<{ text: string }>;
   return { value: result.structuredContent as Json, text: first?.text ?? "", hint: second?.text };
-}
-
-async function failure(tool: Tool, args: Json, call: ToolCall): Promise<ToolError> {
-  try {
-    await tool.run(tool.inputSchema.parse(args), call);
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error(`${tool.name} succeeded but was expected to fail`);
 }
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -390,7 +380,7 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         const none = await run(ListAlerts, args({ state: "firing", match: "UpForAnHour" }), call());
         expect(none.value).toStrictEqual({ alerts: [] });
         expect(none.hint).toMatch(/^No firing alert matches match\..*ListRules/);
-        const bad = await failure(ListAlerts, args({ match: "{severity=~" }), call());
+        const bad = await toolError(ListAlerts, args({ match: "{severity=~" }), call());
         expect(bad.kind).toBe("invalid_arguments");
         expect(bad.message).toMatch(/^Invalid arguments: match: /);
         const limited = await run(ListAlerts, args({ limit: "1" }), call());
@@ -454,7 +444,7 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
             new RegExp(`^/workspaces/${WS}/alertmanager/api/v2/silences\\?filter=`),
           );
         }
-        const bad = await failure(ListSilences, args({ match: "alertname=~(" }), call());
+        const bad = await toolError(ListSilences, args({ match: "alertname=~(" }), call());
         expect(bad.message).toMatch(/^Alertmanager rejected the request \(HTTP 400\): /);
         expect(bad.kind).toBe("rejected");
       });
@@ -462,7 +452,7 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
 
     it("ListSilences on a plain Prometheus without ALERTMANAGER_URL says what to configure, and where Prometheus sends its alerts", async () => {
       const call = makeToolCall({ prometheusUrl: stack.prometheus.url, prometheusAuth: "none" });
-      const error = await failure(ListSilences, {}, call);
+      const error = await toolError(ListSilences, {}, call);
       expect(error.message).toMatch(/^No Alertmanager is configured: .*ALERTMANAGER_URL/);
       expect(error.message).toContain(`This Prometheus sends its alerts to ${stack.alertmanager.url}.`);
       expect(error.kind).toBe("not_allowed");

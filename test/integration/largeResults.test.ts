@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rounded } from "../../src/results/numbers.js";
 import { estimateTokens } from "../../src/results/tokens.js";
 import { RESPONSE_LIMIT_BYTES } from "../../src/routes/ceiling.js";
+import type { CutValue, RangeSeries } from "../helpers/cutResults.js";
 import { type Handler, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
-import type { CutValue, RangeSeries } from "../support/cutResults.js";
 import {
   CPU_METRIC,
   expectedCpuRate,

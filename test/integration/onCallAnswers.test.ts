@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import {
   type CutValue,
   plainStats,
   type RangeSeries,
   sameStatistic,
   tableValue,
-} from "../support/cutResults.js";
+} from "../helpers/cutResults.js";
+import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import { ON_CALL_QUESTIONS, onCallOpenMetricsChunks } from "../support/onCallDataset.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 import { realTokens } from "../support/tokenizers.js";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ExecuteQuery, ExecuteRangeQuery, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
+import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
 import { refusedUrl } from "../support/net.js";
@@ -14,7 +15,6 @@ import {
   sampleIndexAt,
 } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
-import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 
 const REGION = "us-west-2";
 const WS = "ws-11111111-aaaa-bbbb-cccc-000000000001";

@@ -138,7 +138,7 @@ describe("through the handler", () => {
     // Same container, next request: a server rebuilt from the record, with no level set.
     expect((await post(handler, { jsonrpc: "2.0", id: 3, method: "ping" }, id)).statusCode).toBe(200);
     expect(servers).toHaveLength(2);
-    expect(ignores(servers[1], "warning")).toBe(false);
+    expect(await ignores(servers[1], "warning")).toBe(false);
 
     // The client retries once the store answers again.
     const retried = await post(
@@ -150,7 +150,7 @@ describe("through the handler", () => {
     expect(await store.get(id)).toMatchObject({ logLevel: "error", version: 2 });
     expect((await post(handler, { jsonrpc: "2.0", id: 5, method: "ping" }, id)).statusCode).toBe(200);
     expect(servers).toHaveLength(2);
-    expect(ignores(servers[1], "warning")).toBe(true);
+    expect(await ignores(servers[1], "warning")).toBe(true);
   });
 
   it("a session evicted from a full memory store answers 404 exactly as an unknown id", async () => {

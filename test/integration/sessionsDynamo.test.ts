@@ -93,8 +93,8 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     expect(second.servers).toHaveLength(1);
     const rebuilt = second.servers[0];
     expect(rebuilt?.server.getClientVersion()).toStrictEqual({ name: "continuity", version: "2" });
-    expect(ignores(rebuilt, "warning")).toBe(true);
-    expect(ignores(rebuilt, "error")).toBe(false);
+    expect(await ignores(rebuilt, "warning")).toBe(true);
+    expect(await ignores(rebuilt, "error")).toBe(false);
 
     expect(
       (await callHttp(second.handler, { method: "DELETE", path: "/mcp", headers: { "mcp-session-id": id } }))

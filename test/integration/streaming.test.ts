@@ -5,9 +5,9 @@ import { DataPlane } from "../../src/prometheus/dataPlane.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
 import { estimateTokens } from "../../src/results/tokens.js";
 import { ExecuteRangeQuery, ListMetrics } from "../../tools/index.js";
+import { callTool, LOCAL_SETTINGS, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { bundleStreamProbe, probeRangeQuery, startBigAnswerServer } from "../support/bigAnswer.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
-import { callTool, LOCAL_SETTINGS, makeToolCall, toolError } from "../support/toolCall.js";
 
 const SERIES = 2_100;
 const POINTS = 1_440;
@@ -62,24 +62,26 @@ describe("a Prometheus answer of about 60 MB", () => {
   }
 
   it("is read as a stream: bounded memory whatever its size, a bounded answer, before the deadline", async () => {
-    // A process's peak RSS moves with its garbage collections: each size is read twice, the lower kept.
-    const leastOfTwo = async (series: number) => {
-      const [a, b] = [await probe(series), await probe(series)];
-      return a.growth <= b.growth ? a : b;
+    // A process's peak RSS moves with its garbage collections (more so while other tests load the
+    // machine): each size is read three times, the lowest kept.
+    const leastOfThree = async (series: number) => {
+      const runs = [await probe(series), await probe(series), await probe(series)];
+      return runs.reduce((least, run) => (run.growth < least.growth ? run : least));
     };
-    const sixty = await leastOfTwo(SERIES);
+    const sixty = await leastOfThree(SERIES);
     expect(sixty.bytes).toBeGreaterThan(55 * MB);
     expect(sixty.ms).toBeLessThan(25_000);
     // Three times the answer, three times the series: memory grows by a fraction of the answer's growth
     // (each series keeps its statistics and a bounded curve; Node's network buffers stay as they were).
-    const triple = await leastOfTwo(3 * SERIES);
+    const triple = await leastOfThree(3 * SERIES);
     expect(triple.bytes).toBeGreaterThan(165 * MB);
     expect(triple.growth - sixty.growth).toBeLessThan((triple.bytes - sixty.bytes) / 4);
     // Against the same process only reading the answer and dropping it (what Node's fetch takes): the
     // description of 6,300 series costs at most 32 MiB more.
     const args = { ...RANGE, query: `big_${3 * SERIES}` };
     const bare = [];
-    for (const _run of [1, 2]) bare.push(await probeRangeQuery(probeBundle, HEAP_MB, big.url, args, "bare"));
+    for (const _run of [1, 2, 3])
+      bare.push(await probeRangeQuery(probeBundle, HEAP_MB, big.url, args, "bare"));
     const bareGrowth = Math.min(...bare.map((run) => run.peakRss - run.baselineRss));
     console.info(`the same answer only read: RSS grew ${(bareGrowth / MB).toFixed(1)} MiB`);
     expect(triple.growth).toBeLessThan(bareGrowth + 32 * MB);

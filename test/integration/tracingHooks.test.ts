@@ -7,13 +7,13 @@ import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import type { SessionRecord } from "../../src/sessions/store.js";
 import type { Trace, Tracing } from "../../src/tracing/trace.js";
 import { testContext } from "../helpers/context.js";
-import { lambdaContext } from "../helpers/events.js";
 import { makeHandler, postMcp } from "../helpers/handler.js";
 import { RecordingTrace } from "../helpers/recordingTrace.js";
+import { wholeAnswer } from "../helpers/wholeAnswer.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { lambdaContext } from "../support/events.js";
 import { startFakeAmp } from "../support/fakeAmp.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
-import { wholeAnswer } from "../support/wholeAnswer.js";
 
 // What each layer records on the request's trace, seen through a recording Trace in this process (the
 // X-Ray SDK itself, in a child process, is test/integration/tracing.test.ts).
@@ -100,7 +100,7 @@ describe("the Prometheus call (DataPlane.get)", () => {
   const call = (trace: Trace) => ({
     region: "us-east-1",
     profile: undefined,
-    context: { ...testContext(10_000), trace },
+    context: testContext(10_000, { trace }),
   });
 
   it("one subsegment across its retries: the attempts and the last status", async () => {
@@ -225,7 +225,7 @@ describe("the DynamoDB session store", () => {
       endpoint: dynamo.endpoint,
     });
     const trace = new RecordingTrace();
-    const context = { ...testContext(10_000), trace };
+    const context = testContext(10_000, { trace });
     await store.create(record("traced-1"), context);
     expect(await store.get("traced-1", context)).toMatchObject({ version: 1 });
     expect(await store.update("traced-1", 7, { logLevel: "debug" }, true, context)).toBe("conflict");
@@ -255,7 +255,7 @@ describe("the AMP control plane", () => {
     try {
       const controlPlane = new ControlPlane(new Credentials(), amp.url);
       const trace = new RecordingTrace();
-      const context = { ...testContext(10_000), trace };
+      const context = testContext(10_000, { trace });
       expect(await controlPlane.listWorkspaces(options, context)).toHaveLength(3);
       expect(amp.calls.ListWorkspaces).toBe(3);
       await controlPlane.describeWorkspace(WS(1), options, context);
@@ -287,10 +287,7 @@ describe("the AMP control plane", () => {
     try {
       const trace = new RecordingTrace();
       await expect(
-        new ControlPlane(new Credentials(), amp.url).listWorkspaces(options, {
-          ...testContext(10_000),
-          trace,
-        }),
+        new ControlPlane(new Credentials(), amp.url).listWorkspaces(options, testContext(10_000, { trace })),
       ).rejects.toThrow(/Access denied for ListWorkspaces/);
       expect(trace.children[0]).toMatchObject({ flags: [], closes: 1 });
       expect(trace.children[0]?.failures).toMatchObject([

@@ -10,10 +10,10 @@ import {
   ListSilences,
 } from "../../tools/index.js";
 import { type ToolCall, ToolError } from "../../tools/types.js";
+import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { alertmanagerAvailable } from "../support/alerting.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import { DATASET, prometheusAvailable } from "../support/prometheus.js";
-import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 
 /**
  * A deployment in us-east-1 whose workspaces live in eu-west-1: the proxy and the fake AMP control plane

@@ -19,7 +19,7 @@ import {
   sameStatistic,
   tableValue,
   vectorAnswer,
-} from "../support/cutResults.js";
+} from "../helpers/cutResults.js";
 
 const RANGE = { start: 1_700_000_000, end: 1_700_000_000 + 3600 * 6, step: 60 };
 const TIME = 1_700_000_000;

@@ -4,7 +4,7 @@
 // it to its end) and prints one JSON line: what came back and how much the process's memory grew.
 import { createHandler } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { httpEvent, lambdaContext } from "../helpers/events.js";
+import { httpEvent, lambdaContext } from "./events.js";
 
 const [url = "", args = "{}", mode = "handler"] = process.argv.slice(2);
 const handler = createHandler(

@@ -6,8 +6,8 @@
 // trace header Lambda would give that invocation (`_X_AMZN_TRACE_ID`), then prints one JSON line: the
 // answers, and whether the X-Ray SDK and Powertools Tracer were loaded.
 import { createRequire } from "node:module";
-import type { HttpCall } from "../helpers/events.js";
-import { httpEvent, lambdaContext } from "../helpers/events.js";
+import type { HttpCall } from "./events.js";
+import { httpEvent, lambdaContext } from "./events.js";
 
 export interface ProbeStep {
   /** `_X_AMZN_TRACE_ID` during the invocation. */

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../tools/types.js";
 import { captureOutput } from "../helpers/capture.js";
-import { lambdaContext } from "../helpers/events.js";
 import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { lambdaContext } from "../support/events.js";
 
 describe("request logging", () => {
   afterEach(() => {

@@ -16,7 +16,7 @@ import catalog from "../../tools/catalog.json" with { type: "json" };
 import { instructionsFor, tools, toolsNamed } from "../../tools/index.js";
 import { labelHint } from "../../tools/queryHints.js";
 import { testContext } from "../helpers/context.js";
-import { makeToolCall } from "../support/toolCall.js";
+import { makeToolCall } from "../helpers/toolCall.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -5,7 +5,7 @@ import type { Fittable } from "../../src/results/fit.js";
 import { ranked, unusualness } from "../../src/results/ranking.js";
 import { estimateTokens, TokenTally } from "../../src/results/tokens.js";
 import { renderToolResult } from "../../src/server.js";
-import { type QueryData, rendered } from "../support/cutResults.js";
+import { type QueryData, rendered } from "../helpers/cutResults.js";
 
 const TIME = 1_700_000_000;
 

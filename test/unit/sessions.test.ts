@@ -106,8 +106,8 @@ describe("session manager", () => {
     expect(resumed?.id).toBe(id);
     const rebuilt = second.servers[0];
     expect(rebuilt?.server.getClientVersion()).toStrictEqual({ name: "unit", version: "1" });
-    expect(ignores(rebuilt, "warning")).toBe(true);
-    expect(ignores(rebuilt, "error")).toBe(false);
+    expect(await ignores(rebuilt, "warning")).toBe(true);
+    expect(await ignores(rebuilt, "error")).toBe(false);
     expect(
       await send(resumed as ActiveSession, { jsonrpc: "2.0", id: "x", method: "tools/list" }),
     ).toMatchObject({
@@ -132,7 +132,7 @@ describe("session manager", () => {
     expect(a.servers).toHaveLength(1);
     await a.manager.resume(id, testContext(5_000));
     expect(a.servers).toHaveLength(2);
-    expect(ignores(a.servers[1], "error")).toBe(true);
+    expect(await ignores(a.servers[1], "error")).toBe(true);
     await a.manager.resume(id, testContext(5_000));
     expect(a.servers).toHaveLength(2);
   });
@@ -204,14 +204,14 @@ describe("session manager", () => {
     const id = await start(manager);
     const session = (await manager.resume(id, testContext(5_000))) as ActiveSession;
     await send(session, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "error" } });
-    expect(ignores(servers[0], "warning")).toBe(true);
+    expect(await ignores(servers[0], "warning")).toBe(true);
     await expect(manager.persist(session, testContext(5_000))).rejects.toMatchObject({
       name: "SessionStoreError",
     });
     // The change was not stored, so the warm server must not keep it: the next request rebuilds from the record.
     await manager.resume(id, testContext(5_000));
     expect(servers).toHaveLength(2);
-    expect(ignores(servers[1], "warning")).toBe(false);
+    expect(await ignores(servers[1], "warning")).toBe(false);
   });
 
   it("conflict retries back off exponentially and stop before the deadline", async () => {
@@ -468,7 +468,7 @@ describe("a change whose write fails", () => {
     const id = await start(manager);
     const first = (await manager.resume(id, testContext(5_000))) as ActiveSession;
     expect(await send(first, setLevel("error"))).toMatchObject({ reply: { result: {} } });
-    expect(ignores(servers[0], "warning")).toBe(true);
+    expect(await ignores(servers[0], "warning")).toBe(true);
 
     store.failures = 1;
     await expect(manager.persist(first, testContext(5_000))).rejects.toBeInstanceOf(SessionStoreError);
@@ -478,7 +478,7 @@ describe("a change whose write fails", () => {
     const next = (await manager.resume(id, testContext(5_000))) as ActiveSession;
     expect(servers).toHaveLength(2);
     expect(next.bridge).not.toBe(first.bridge);
-    expect(ignores(servers[1], "warning")).toBe(false);
+    expect(await ignores(servers[1], "warning")).toBe(false);
     await manager.persist(next, testContext(5_000));
     expect(store.writes).toHaveLength(0);
 
@@ -491,7 +491,7 @@ describe("a change whose write fails", () => {
     expect(store.writes).toStrictEqual([{ logLevel: "error", updatedAt: expect.any(Number) }]);
     expect(await manager.resume(id, testContext(5_000))).toBe(next);
     expect(servers).toHaveLength(2);
-    expect(ignores(servers[1], "warning")).toBe(true);
+    expect(await ignores(servers[1], "warning")).toBe(true);
   });
 
   it("stays pending until a write succeeds: another request served by that server stores it", async () => {
@@ -524,7 +524,7 @@ describe("a change that is stored", () => {
     // The warm server and the record agree.
     await manager.resume(id, testContext(5_000));
     expect(servers).toHaveLength(1);
-    expect(ignores(servers[0], "warning")).toBe(true);
+    expect(await ignores(servers[0], "warning")).toBe(true);
   });
 
   it("a level accepted while another is being written is stored by its own request", async () => {
@@ -558,7 +558,7 @@ describe("a change that is stored", () => {
     expect(await store.get(id)).toMatchObject({ logLevel: "critical", version: 3 });
     await manager.resume(id, testContext(5_000));
     expect(servers).toHaveLength(1);
-    expect(ignores(servers[0], "error")).toBe(true);
+    expect(await ignores(servers[0], "error")).toBe(true);
   });
 
   it("is stored even when the container let its server go during the request", async () => {
@@ -571,7 +571,7 @@ describe("a change that is stored", () => {
     await manager.persist(session, testContext(5_000));
     expect(await store.get(id)).toMatchObject({ logLevel: "error", version: 2 });
     await manager.resume(id, testContext(5_000));
-    expect(ignores(servers.at(-1), "warning")).toBe(true);
+    expect(await ignores(servers.at(-1), "warning")).toBe(true);
   });
 });
 

@@ -9,9 +9,9 @@
 import { parseJsonBytes } from "../../../src/json.js";
 import { readAnswer } from "../../../src/prometheus/answerReader.js";
 import { QueryResultCollector } from "../../../src/results/queryResult.js";
-import { httpEvent, lambdaContext } from "../../helpers/events.js";
 import { makeHandler } from "../../helpers/handler.js";
 import { bundleStreamProbe, probeRangeQuery, startBigAnswerServer } from "../../support/bigAnswer.js";
+import { httpEvent, lambdaContext } from "../../support/events.js";
 import {
   ON_CALL_QUESTIONS,
   type OnCallQuestion,

@@ -9,10 +9,10 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { httpEvent } from "../../helpers/events.js";
 import { slsEnv } from "../../serverless/sls.js";
 import { readZip } from "../../serverless/zip.js";
 import { runOk } from "../../support/childProcess.js";
+import { httpEvent } from "../../support/events.js";
 import type { BenchContext } from "../context.js";
 import { round, type Stats, stats } from "../measure.js";
 import type { Figure } from "../report.js";

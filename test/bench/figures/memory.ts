@@ -1,6 +1,6 @@
 // Figure 7: memory of one warm container. RSS and heapUsed after gc() at checkpoints of stateless
 // `tools/list` requests and of `initialize` requests (each of which starts a session).
-import { httpEvent, lambdaContext } from "../../helpers/events.js";
+import { httpEvent, lambdaContext } from "../../support/events.js";
 import type { BenchContext, Handler } from "../context.js";
 import { round } from "../measure.js";
 import type { Figure } from "../report.js";

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { tools } from "../../../tools/index.js";
-import { httpEvent, lambdaContext } from "../../helpers/events.js";
+import { httpEvent, lambdaContext } from "../../support/events.js";
 import type { BenchContext } from "../context.js";
 import { round, stats } from "../measure.js";
 import type { Figure } from "../report.js";

@@ -1,6 +1,6 @@
 // Figure 8: requests per second of `tools/list` through the handler in one process, one at a time
 // and with 8 in flight.
-import { httpEvent, lambdaContext } from "../../helpers/events.js";
+import { httpEvent, lambdaContext } from "../../support/events.js";
 import type { BenchContext, Handler } from "../context.js";
 import { round } from "../measure.js";
 import type { Figure } from "../report.js";

@@ -1,7 +1,7 @@
 // Figure 4: ExecuteQuery through the handler against a direct signed fetch of the same query to the
 // same local Prometheus; Figure 5: HTTP calls per tool call, cold and warm.
 import { createSignedFetcher } from "aws-sigv4-fetch";
-import { httpEvent, lambdaContext } from "../../helpers/events.js";
+import { httpEvent, lambdaContext } from "../../support/events.js";
 import { DATASET } from "../../support/prometheus.js";
 import { type BenchContext, REGION, WORKSPACE_ID } from "../context.js";
 import { interleave } from "../measure.js";

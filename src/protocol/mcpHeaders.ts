@@ -1,4 +1,24 @@
-import type { Refusal } from "./rules.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { isFieldValue, present, trimOws } from "../http/fieldValue.js";
+import { cut } from "./echo.js";
+import { isLegacyVersion, SUPPORTED_VERSIONS } from "./versions.js";
+
+/**
+ * The rules MCP itself sets on its HTTP headers: `MCP-Protocol-Version` on every era, and the
+ * 2026-07-28 headers that mirror the JSON-RPC body (`Mcp-Method`, `Mcp-Name`, with their base64
+ * sentinel). They are protocol rules, not HTTP plumbing: each compares a header with the message it
+ * travels with, or with the revisions served, and answers with an MCP error code.
+ */
+
+/** Request headers, names lower-case. */
+export type RequestHeaders = Readonly<Record<string, string>>;
+
+/** A message the protocol rules refuse: answered with this HTTP status and a JSON-RPC error. */
+export interface Rejection {
+  status: number;
+  code: number;
+  message: string;
+}
 
 /** `HeaderMismatch` (2026-07-28): a standard MCP header is missing, malformed, or disagrees with the body. */
 export const HEADER_MISMATCH = -32020;
@@ -6,8 +26,6 @@ export const HEADER_MISMATCH = -32020;
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Visible ASCII, space and tab: what RFC 9110 allows in a field value. */
-const FIELD_VALUE = /^[\x20-\x7E\t]*$/;
 /** Strict: broken UTF-8 is refused; a leading BOM is part of the value, as the client encoded it. */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -19,31 +37,13 @@ const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * `value` without the spaces and horizontal tabs around it: the only whitespace (OWS) RFC 9110 §5.5
- * lets surround a field value. Not JavaScript's `trim()`: a no-break space, a BOM or a line separator
- * is part of the value, and refused where a value may not hold it. A loop, not a regular expression:
- * `/[ \t]+$/` takes quadratic time on a long run of spaces followed by something else.
- */
-export function trimOws(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && isOws(value.charCodeAt(start))) start++;
-  while (end > start && isOws(value.charCodeAt(end - 1))) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
-
-function isOws(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
-
-/**
  * A header's value as the client meant it: spaces and tabs around it removed (RFC 9110 §5.5) and, where
  * `sentinel` allows it, a `=?base64?…?=` value decoded from base64 UTF-8. Undefined for a value with
  * characters a header may not carry, or a sentinel whose base64 or UTF-8 is broken.
  */
 export function headerValue(raw: string, sentinel: boolean): string | undefined {
   const value = trimOws(raw);
-  if (!FIELD_VALUE.test(value)) return undefined;
+  if (!isFieldValue(value)) return undefined;
   if (!sentinel || !value.startsWith(SENTINEL_PREFIX) || !value.endsWith(SENTINEL_SUFFIX)) return value;
   if (value.length < SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length) return value;
   const encoded = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
@@ -55,21 +55,19 @@ export function headerValue(raw: string, sentinel: boolean): string | undefined 
   }
 }
 
-function mismatch(message: string): Refusal {
+function mismatch(message: string): Rejection {
   return { status: 400, code: HEADER_MISMATCH, message: `Header mismatch: ${message}` };
 }
 
 /** A caller's value in an error message: quoted, and cut where it would only make the message long. */
 function quoted(value: string): string {
-  return `'${value.length > QUOTED_CHARS ? `${value.slice(0, QUOTED_CHARS)}…` : value}'`;
+  return `'${cut(value)}'`;
 }
-
-const QUOTED_CHARS = 120;
 
 /**
  * `MCP-Protocol-Version` against the version a 2026-07-28 request's `_meta` claims: required, and equal.
  */
-export function refuseVersionMismatch(headers: Record<string, string>, claimed: string): Refusal | undefined {
+export function refuseVersionMismatch(headers: RequestHeaders, claimed: string): Rejection | undefined {
   const raw = headers["mcp-protocol-version"];
   if (raw === undefined) return mismatch("the MCP-Protocol-Version header is required");
   const sent = headerValue(raw, false);
@@ -90,10 +88,10 @@ export function refuseVersionMismatch(headers: Record<string, string>, claimed: 
  * resources/read). Missing, malformed or different from the body: 400 `-32020`.
  */
 export function refuseMismatchedHeaders(
-  headers: Record<string, string>,
+  headers: RequestHeaders,
   method: string,
   params: Record<string, unknown> | undefined,
-): Refusal | undefined {
+): Rejection | undefined {
   const methodHeader = headers["mcp-method"];
   if (methodHeader === undefined) return mismatch("the Mcp-Method header is required");
   const sentMethod = headerValue(methodHeader, false);
@@ -121,4 +119,27 @@ export function refuseMismatchedHeaders(
     return mismatch(`Mcp-Name header value ${quoted(sentName)} does not match ${body}`);
   }
   return undefined;
+}
+
+/**
+ * The `MCP-Protocol-Version` header's value, spaces and tabs around it removed; undefined when it is
+ * absent or empty.
+ */
+export function protocolVersionHeader(request: { headers: RequestHeaders }): string | undefined {
+  const version = request.headers["mcp-protocol-version"];
+  return present(version) ? trimOws(version) : undefined;
+}
+
+/**
+ * The version rule for a legacy request (one that is not 2026-07-28 traffic): a version header, when
+ * sent, must name a legacy revision. A 2026-07-28 request has its own rules (classify.ts).
+ */
+export function refuseLegacyVersion(headers: RequestHeaders): Rejection | undefined {
+  const version = protocolVersionHeader({ headers });
+  if (version === undefined || isLegacyVersion(version)) return undefined;
+  return {
+    status: 400,
+    code: ErrorCode.InvalidRequest,
+    message: `Bad Request: unsupported MCP-Protocol-Version ${headers["mcp-protocol-version"]}; supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
+  };
 }

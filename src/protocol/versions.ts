@@ -23,3 +23,6 @@ export function isModernVersion(version: string): boolean {
 export function isLegacyVersion(version: string): boolean {
   return LEGACY_VERSIONS.includes(version);
 }
+
+/** `UnsupportedProtocolVersion` (2026-07-28): answered with the versions served and the one asked for. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import { DATASET, METRIC_NAMES } from "./prometheus.js";
-import type { SigV4Proxy } from "./sigv4Proxy.js";
+import { DATASET, METRIC_NAMES } from "../support/prometheus.js";
+import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 
 /** What any MCP client we test with offers: SDK 1.x `Client` and v2 `@modelcontextprotocol/client` alike. */
 export interface ToolCaller {
