@@ -106,14 +106,14 @@ export function plainStats(values: ReadonlyArray<[number, string]>) {
 }
 
 /** True when two statistics agree once rounded as the table rounds them (avg: up to float summation order). */
-export function sameStatistic(actual: number, expected: number, relative = 0): boolean {
+export function sameStatistic(actual: number, expected: number, relative = 0, absolute = 0): boolean {
   if (Number.isNaN(expected)) return Number.isNaN(actual);
   if (!Number.isFinite(expected)) return actual === expected;
   const want = rounded(expected);
   if (actual === want) return true;
   const scale = Math.max(Math.abs(want), Number.MIN_VALUE);
   // Rounding to 5 significant digits moves a value by at most half a unit of its fifth digit.
-  return Math.abs(actual - expected) <= scale * (5e-5 + relative);
+  return Math.abs(actual - expected) <= scale * (5e-5 + relative) + absolute;
 }
 
 /** Labels a series may have: a few shared, a few that differ, some awkward. */
