@@ -8,11 +8,13 @@ import { routeOf } from "./http/route.js";
 import { lastResort } from "./lastResort.js";
 import {
   elapsedSince,
-  httpFields,
+  loggedClient,
+  loggedMethod,
+  loggedPath,
   loggedPrincipal,
   methodNamesIn,
   reported,
-  servedFields,
+  summarizeMethods,
   toolFields,
 } from "./requestLog.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
@@ -24,13 +26,11 @@ import { SERVER_NAME, SERVER_VERSION } from "./server.js";
 import { annotateAnswer, inInvocation, type Trace } from "./tracing/trace.js";
 
 export type { Dependencies } from "./container.js";
-
 export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
 
 /**
  * Builds the Lambda handler for one configuration: the request's path from the event to its answer.
- * Everything it caches (AMP clients, signers, workspace endpoints, credentials, the tool list, warm
- * sessions) belongs to its container (container.ts), so two handlers in one process share nothing.
+ * What it caches belongs to its container (container.ts): two handlers in one process share nothing.
  *
  * @example
  * ```ts
@@ -43,8 +43,7 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   const { tracing } = container;
   async function route(event: unknown, lambda: Context): Promise<unknown> {
     const request = normalizeEvent(event);
-    const requestId = request.kind === "http" ? request.requestId : undefined;
-    const correlationId = container.correlationIdOf(requestId, lambda);
+    const correlationId = container.correlationIdOf(request, lambda);
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"
         ? answerHttp(container, request, lambda, correlationId, trace)
@@ -89,10 +88,14 @@ async function answerHttp(
     lambda,
     correlationId,
     fields: () => ({
-      ...httpFields(request),
+      method: loggedMethod(request.method),
+      path: loggedPath(request.path),
       status,
       principal: loggedPrincipal(request.principal),
-      ...servedFields(served ?? { methods: [] }),
+      ...summarizeMethods(served?.methods ?? []),
+      ...(served?.era === undefined ? {} : { era: served.era }),
+      ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
+      ...(served?.client === undefined ? {} : { client: loggedClient(served.client) }),
       ...toolFields(report),
       ms: elapsedSince(startedAt),
     }),
@@ -132,7 +135,9 @@ async function answerInvocation(
       fields: () => ({
         outcome,
         principal: loggedPrincipal(undefined),
-        ...servedFields({ methods: methodNamesIn(payload), era, traceId }),
+        ...summarizeMethods(methodNamesIn(payload)),
+        era,
+        ...(traceId === undefined ? {} : { trace_id: traceId }),
         ...toolFields(report),
         ms: elapsedSince(startedAt),
       }),

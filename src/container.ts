@@ -6,6 +6,7 @@ import { Bridge } from "./bridge/bridge.js";
 import type { Config } from "./config.js";
 import { type Invocation, type StartedRequest, startRequest } from "./context.js";
 import { requestTimeoutMs } from "./deadline.js";
+import type { DirectInvocation, HttpRequest } from "./http/event.js";
 import { memoize } from "./memoize.js";
 import { MetricsRecorder, type RequestSummary } from "./metrics/emf.js";
 import { RequestReport } from "./metrics/report.js";
@@ -67,7 +68,7 @@ export interface Container {
   /** The tracer, loading (TRACING=on) or given; undefined when requests are not traced. */
   tracing: Promise<Tracing | undefined> | undefined;
   /** The correlation id of a request: API Gateway's request id, or locally the invocation's own. */
-  correlationIdOf(requestId: string | undefined, lambda: Context | undefined): string | undefined;
+  correlationIdOf(request: HttpRequest | DirectInvocation, lambda: Context | undefined): string | undefined;
   /** A fresh request context under the one deadline formula; `end()` it when answered. */
   startRequestIn(
     lambda: Context | undefined,
@@ -84,9 +85,8 @@ export interface Container {
 /** Builds a handler's container for `config`: its logger, metrics, tracing, servers and sessions. */
 export function buildContainer(config: Config, dependencies: Dependencies): Container {
   const logger = new Logger({ serviceName: config.serviceName, logLevel: config.logLevel });
-  // Set only when a line is about to be written (a fault, a timeout), not per request as Powertools'
-  // injectLambdaContext middleware does: per request it is a measurable share of a warm request (bench
-  // case warm-tools-call-info), for lines written only on failures.
+  // Set only when a line is about to be written, not per request as Powertools' injectLambdaContext
+  // does: a measurable share of a warm request (bench case warm-tools-call-info) for failure lines.
   const loggerFor = (invocation: Invocation | undefined): Logger => {
     if (invocation?.lambda !== undefined) logger.addContext(invocation.lambda);
     logger.setCorrelationId(invocation?.correlationId);
@@ -143,8 +143,10 @@ export function buildContainer(config: Config, dependencies: Dependencies): Cont
         : config.tracing
           ? startTracing(config.serviceName, reportFault)
           : undefined,
-    correlationIdOf: (requestId, lambda) =>
-      localRun ? lambda?.awsRequestId : (requestId ?? lambda?.awsRequestId),
+    correlationIdOf: (request, lambda) =>
+      localRun || request.kind !== "http"
+        ? lambda?.awsRequestId
+        : (request.requestId ?? lambda?.awsRequestId),
     startRequestIn: (lambda, request, replyBytes, report, trace, correlationId) => {
       const invocation = { lambda, correlationId };
       return startRequest({
