@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 
 /** A request still running when the Lambda has this little time left is answered `-32001`. */
-export const DEADLINE_MARGIN_MS = 500;
+const DEADLINE_MARGIN_MS = 500;
 /** Time allowed where no Lambda context tells the remaining time (direct calls in tests, scripts). */
 const DEFAULT_REMAINING_MS = 30_000;
 

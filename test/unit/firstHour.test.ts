@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createHandler } from "../../src/app.js";
 import {
   type Config,
   configWarnings,
@@ -8,6 +9,8 @@ import {
   SETTING_NAMES,
 } from "../../src/config.js";
 import { TOOL_ERROR_KINDS } from "../../src/errors.js";
+import { captureOutput } from "../helpers/capture.js";
+import { callHttp, type Handler } from "../helpers/handler.js";
 
 const PLAIN = { PROMETHEUS_URL: "http://127.0.0.1:9090", PROMETHEUS_AUTH: "none" };
 const AMP_URL = "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-12345678-abcd/";
@@ -211,5 +214,22 @@ describe("tool error kinds", () => {
     const outcomes = readme.slice(readme.indexOf("`outcome` is `ok`"));
     const listed = outcomes.slice(0, outcomes.indexOf("\n"));
     for (const kind of [...TOOL_ERROR_KINDS, "fault"]) expect(listed).toContain(`\`${kind}\``);
+  });
+});
+
+describe("warnings at a Lambda cold start", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("a handler logs each configuration warning once, at WARN, when built; not again per request", async () => {
+    const config = loadConfig({ PROMETHEUS_URL: "http://127.0.0.1:9090", LOG_LEVEL: "WARN", METRICS: "off" });
+    const warnings = configWarnings(config, { PROMETHEUS_ULR: "x" });
+    expect(warnings).toHaveLength(2);
+    const output = captureOutput();
+    const handler = createHandler(config, { warnings }) as unknown as Handler;
+    await callHttp(handler, { method: "GET", path: "/health", headers: {} });
+    await callHttp(handler, { method: "GET", path: "/health", headers: {} });
+    vi.restoreAllMocks();
+    const logged = output.lines().filter((line) => line.level === "WARN");
+    expect(logged.map((line) => line.message)).toStrictEqual(warnings);
   });
 });
