@@ -4,12 +4,20 @@
 // The AWS SDK clients go to chunks loaded on first use, as in the Lambda bundle.
 // `--if-stale` (what `npm run stdio` passes) builds only when a source is newer than the bundle.
 import { chmod, readdir, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const ENTRY_OUT = join(root, "dist/stdio/stdio.js");
-const SOURCES = ["src", "tools", "package.json", "package-lock.json", "scripts/build-stdio.mjs"];
+const SOURCES = [
+  "src",
+  "tools",
+  "package.json",
+  "package-lock.json",
+  "scripts/build-stdio.mjs",
+  "scripts/esbuild-plugins.cjs",
+];
 
 /** The newest modification time among the sources the bundle is made from. */
 async function newestSource() {
@@ -60,6 +68,8 @@ await esbuild.build({
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
+  // As in the Lambda bundle: the tools' JSON Schemas made at build time, Ajv loaded on first use.
+  plugins: createRequire(import.meta.url)("./esbuild-plugins.cjs"),
   logLevel: "warning",
 });
 await chmod(ENTRY_OUT, 0o755);

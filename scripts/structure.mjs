@@ -63,6 +63,11 @@ export const FORBIDDEN_IMPORTS = [
     to: ["tools", "src/bridge"],
     why: "http/ knows nothing of the tools, nor of the bridge",
   },
+  {
+    from: "src/protocol",
+    to: ["src/bridge", "src/routes", "src/prometheus", "tools"],
+    why: "protocol/ holds the JSON-RPC and MCP rules alone: no bridge, route, Prometheus or tool",
+  },
 ];
 
 /**

@@ -12,15 +12,15 @@ import {
   loggedMethod,
   loggedPath,
   loggedPrincipal,
-  methodNamesIn,
   reported,
   summarizeMethods,
   toolFields,
 } from "./requestLog.js";
+import { type Answer, httpAnswer } from "./routes/answer.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
-import { handleMcp, type McpRouteResult } from "./routes/mcp.js";
+import { handleMcp } from "./routes/mcp.js";
 import { handleResourceMetadata } from "./routes/resourceMetadata.js";
 import { SERVER_NAME, SERVER_VERSION } from "./server.js";
 import { annotateAnswer, inInvocation, type Trace } from "./tracing/trace.js";
@@ -63,26 +63,24 @@ async function answerHttp(
 ): Promise<HttpResponse> {
   const startedAt = performance.now();
   const report = container.newReport();
-  let served: McpRouteResult | undefined;
-  let response: HttpResponse;
   const route = routeOf(request.path);
+  let answer: Answer<HttpResponse>;
   if (route === "health" && request.method === "GET") {
-    response = handleHealth(SERVER_NAME, SERVER_VERSION, request.headers.origin);
+    answer = httpAnswer(handleHealth(SERVER_NAME, SERVER_VERSION, request.headers.origin));
   } else if (route === "resource-metadata") {
-    response = handleResourceMetadata(request, container.config.oauth);
+    answer = httpAnswer(handleResourceMetadata(request, container.config.oauth));
   } else if (route === "mcp") {
     const started = container.startRequestIn(lambda, request, HTTP_REPLY_BYTES, report, trace, correlationId);
     try {
-      served = await handleMcp(request, container.mcpOptions, started);
-      response = served.response;
+      answer = await handleMcp(request, container.mcpOptions, started);
     } finally {
       started.end();
     }
   } else {
-    response = jsonResponse(404, { error: "Not found" }, {});
+    answer = httpAnswer(jsonResponse(404, { error: "Not found" }, {}));
   }
-  const status = response.statusCode;
-  annotateAnswer(trace, { route, status, era: served?.era, mcpTraceId: served?.traceId });
+  const { status, era, traceId, client } = answer;
+  annotateAnswer(trace, { route, status, era, mcpTraceId: traceId });
   container.writeRequestLine({
     message: "request",
     lambda,
@@ -92,21 +90,21 @@ async function answerHttp(
       path: loggedPath(request.path),
       status,
       principal: loggedPrincipal(request.principal),
-      ...summarizeMethods(served?.methods ?? []),
-      ...(served?.era === undefined ? {} : { era: served.era }),
-      ...(served?.traceId === undefined ? {} : { trace_id: served.traceId }),
-      ...(served?.client === undefined ? {} : { client: loggedClient(served.client) }),
+      ...summarizeMethods(answer.methods),
+      ...(era === undefined ? {} : { era }),
+      ...(traceId === undefined ? {} : { trace_id: traceId }),
+      ...(client === undefined ? {} : { client: loggedClient(client) }),
       ...toolFields(report),
       ms: elapsedSince(startedAt),
     }),
     summary: () => ({
       route: route === "mcp" || route === "health" ? route : "other",
       status,
-      era: served?.era ?? "none",
+      era: era ?? "none",
       ...reported(report),
     }),
   });
-  return response;
+  return answer.body;
 }
 
 /** A direct invocation (the payload is JSON-RPC itself): its reply, then its request line. */
@@ -122,20 +120,17 @@ async function answerInvocation(
   const noHttp = { principal: undefined, answerBy: undefined };
   const started = container.startRequestIn(lambda, noHttp, DIRECT_REPLY_BYTES, report, trace, correlationId);
   try {
-    const { result, outcome, era, traceId, status } = await handleDirect(
-      payload,
-      container.directOptions,
-      started,
-    );
+    const answer = await handleDirect(payload, container.directOptions, started);
+    const { status, era = "legacy", traceId } = answer;
     annotateAnswer(trace, { route: "direct", status, era, mcpTraceId: traceId });
     container.writeRequestLine({
       message: "direct invocation",
       lambda,
       correlationId,
       fields: () => ({
-        outcome,
+        outcome: answer.outcome,
         principal: loggedPrincipal(undefined),
-        ...summarizeMethods(methodNamesIn(payload)),
+        ...summarizeMethods(answer.methods),
         era,
         ...(traceId === undefined ? {} : { trace_id: traceId }),
         ...toolFields(report),
@@ -143,7 +138,7 @@ async function answerInvocation(
       }),
       summary: () => ({ route: "direct", status, era, ...reported(report) }),
     });
-    return result;
+    return answer.body;
   } finally {
     started.end();
   }

@@ -480,9 +480,37 @@ export const SETTING_NAMES = [
  */
 const OUR_PREFIXES = ["PROMETHEUS_", "ALERTMANAGER_", "MAX_RESULT_", "PYTHON_COMPAT", "METRICS_", "JWT_"];
 
+/** Character counts, reused by bagDistance (one call at a time). */
+const bag = new Int32Array(128);
+
+/**
+ * How many characters one name has that the other lacks, counted with repeats (the larger of the two
+ * sides): a lower bound of their edit distance, since one edit changes each side by at most one. It
+ * rules out nearly every pair in a few steps, before the quadratic Levenshtein table: a cold start
+ * checks every variable of the function's environment against every setting (bench case cold-start).
+ */
+function bagDistance(a: string, b: string): number {
+  for (let i = 0; i < a.length; i++) bag[a.charCodeAt(i) & 127] = (bag[a.charCodeAt(i) & 127] as number) + 1;
+  for (let i = 0; i < b.length; i++) bag[b.charCodeAt(i) & 127] = (bag[b.charCodeAt(i) & 127] as number) - 1;
+  let surplus = 0;
+  let deficit = 0;
+  const settle = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i) & 127;
+      const count = bag[code] as number;
+      if (count > 0) surplus += count;
+      else deficit -= count;
+      bag[code] = 0;
+    }
+  };
+  settle(a);
+  settle(b);
+  return Math.max(surplus, deficit);
+}
+
 /** Levenshtein distance, stopping early once it exceeds `limit` (names are short). */
 function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  if (Math.abs(a.length - b.length) > limit || bagDistance(a, b) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

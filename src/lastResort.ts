@@ -1,9 +1,9 @@
 import type { MiddyfiedHandler } from "@middy/core";
 import type { Context } from "aws-lambda";
-import { ErrorCode, errorReply, serverFault } from "./bridge/jsonrpc.js";
 import type { Container } from "./container.js";
 import { isHttpEvent } from "./http/event.js";
 import { jsonResponse } from "./http/responses.js";
+import { ErrorCode, errorReply, serverFault } from "./protocol/jsonrpc.js";
 
 type OnError = Parameters<MiddyfiedHandler<unknown, unknown, Error, Context>["onError"]>[0];
 
@@ -44,7 +44,7 @@ export function lastResort(container: Container): OnError {
 function failureAnswer(event: unknown, timedOut: boolean): unknown {
   const reply = timedOut
     ? errorReply(null, ErrorCode.RequestTimeout, "Request timed out")
-    : serverFault(null);
+    : serverFault(null).message;
   let http = false;
   try {
     http = isHttpEvent(event);

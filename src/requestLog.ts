@@ -1,4 +1,3 @@
-import { isPlainObject } from "./json.js";
 import type { RequestSummary } from "./metrics/emf.js";
 import type { RequestReport } from "./metrics/report.js";
 import { cutText } from "./text.js";
@@ -60,16 +59,6 @@ export function summarizeMethods(methods: readonly string[]): MethodSummary {
     else if (counts.size < LOGGED_METHODS) counts.set(name, 1);
   }
   return { rpc: [...counts.keys()], rpc_counts: [...counts.values()], rpc_messages: methods.length };
-}
-
-/** The method of each message of a direct invocation's payload ("-" where there is none). */
-export function methodNamesIn(payload: unknown): string[] {
-  // Array.from: a payload is JSON, but a caller in the same process may hand over a sparse array.
-  const entries: unknown[] = Array.isArray(payload) ? Array.from(payload) : [payload];
-  return entries.map((entry) => {
-    const method = isPlainObject(entry) && Object.hasOwn(entry, "method") ? entry.method : undefined;
-    return typeof method === "string" ? method : "-";
-  });
 }
 
 /**

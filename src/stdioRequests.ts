@@ -8,8 +8,8 @@ import {
   type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ForwardedRequests } from "./bridge/bridge.js";
-import type { RequestId } from "./bridge/jsonrpc.js";
 import { type RequestContext, type StartedRequest, startRequest } from "./context.js";
+import type { RequestId } from "./protocol/jsonrpc.js";
 
 /** How one request of a stdio client ended, for the log. */
 export interface FinishedRequest {

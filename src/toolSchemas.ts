@@ -1,7 +1,9 @@
 import type { Tool as ToolDescriptor } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
+import { builtInForm, forPlainPrometheus, tools } from "../tools/index.js";
 import { NUMERIC_PARAMETERS } from "../tools/params.js";
 import type { Tool } from "../tools/types.js";
+import { precomputedJsonSchemas, type ToolJsonSchemas } from "./toolSchemaCache.js";
 
 /**
  * A tool as tools/list presents it. Its schemas are JSON Schema every client's dialect reads: one
@@ -11,15 +13,46 @@ import type { Tool } from "../tools/types.js";
  * descriptions and the README), so it costs the client's context as little as it can.
  */
 export function describeTool(tool: Tool, declareNumbers: boolean): ToolDescriptor {
-  const input = jsonSchemaOf(tool.inputSchema, "input");
+  const form = builtInForm(tool);
+  const made = form === undefined ? undefined : precomputedJsonSchemas()?.[tool.name];
+  const schemas = made === undefined ? schemasOf(tool) : made;
+  const inputs = form === "plain" && made !== undefined ? made.plain : schemas.amp;
   return {
     name: tool.name,
     title: tool.annotations.title,
     description: tool.description,
-    inputSchema: declareNumbers ? withNumbers(input) : input,
-    outputSchema: shapeOnly(jsonSchemaOf(tool.outputSchema, "output")),
+    inputSchema: declareNumbers ? inputs.withNumbers : inputs.strings,
+    outputSchema: schemas.output,
     annotations: tool.annotations,
   } as ToolDescriptor;
+}
+
+/** The input schema as declared (`strings`) and with its number branches; made for one form of the tool. */
+function inputSchemasOf(schema: z.ZodType): ToolJsonSchemas["amp"] {
+  const strings = jsonSchemaOf(schema, "input");
+  return { strings, withNumbers: withNumbers(strings) };
+}
+
+/** The tool's schemas as describeTool presents them, `amp` for `tool` as it is (whichever form it is). */
+function schemasOf(tool: Tool): Omit<ToolJsonSchemas, "plain"> {
+  return {
+    amp: inputSchemasOf(tool.inputSchema),
+    output: shapeOnly(jsonSchemaOf(tool.outputSchema, "output")) as Record<string, unknown>,
+  };
+}
+
+/**
+ * Every built-in tool's schemas as describeTool presents them, in both forms, by name: what the
+ * shipped bundles store in place of src/toolSchemaCache.ts (scripts/esbuild-plugins.cjs), so their
+ * first tools/list does not pay for zod's conversion (bench case cold-start).
+ */
+export function jsonSchemaTable(): Record<string, ToolJsonSchemas> {
+  return Object.fromEntries(
+    tools.map((tool) => [
+      tool.name,
+      { ...schemasOf(tool), plain: inputSchemasOf(forPlainPrometheus(tool).inputSchema) },
+    ]),
+  );
 }
 
 /** The schema as JSON Schema, without the `$schema` dialect line (MCP clients assume their own). */

@@ -39,20 +39,37 @@ export function toolsNamed(names: readonly string[]): Tool[] {
 /** The parameters that choose an AMP workspace and how to reach it: meaningless with one plain Prometheus. */
 const AMP_PARAMETERS = ["workspace_id", "region", "profile"] as const;
 
+/** The plain-Prometheus form of each built-in tool, made once: the same object on every call. */
+const plainForms = new Map<Tool, Tool>();
+
 /**
  * The tool as it is offered with one plain Prometheus (no AMP): without workspace_id, region and
  * profile, and its plain description. A call that still passes them (a client configuration shared
  * with an AMP deployment) is served: the input schema drops keys it does not declare.
  */
 export function forPlainPrometheus(tool: Tool): Tool {
+  const made = plainForms.get(tool);
+  if (made !== undefined) return made;
   const declared = AMP_PARAMETERS.filter((name) => name in tool.inputSchema.shape);
   const omitted = Object.fromEntries(declared.map((name) => [name, true] as const)) as Record<string, true> &
     Record<number, never>;
-  return {
+  const plain = {
     ...tool,
     description: tool.plainDescription ?? tool.description,
     inputSchema: tool.inputSchema.omit(omitted),
   };
+  if (tools.includes(tool)) plainForms.set(tool, plain);
+  return plain;
+}
+
+/**
+ * Which form of a built-in tool `tool` is: "amp" as listed above, "plain" as forPlainPrometheus made
+ * it; undefined for any other tool (a test's, or one changed since), whose schemas are its own.
+ */
+export function builtInForm(tool: Tool): "amp" | "plain" | undefined {
+  if (tools.includes(tool)) return "amp";
+  for (const plain of plainForms.values()) if (plain === tool) return "plain";
+  return undefined;
 }
 
 /** The tool groups TOOLS names (tools/catalog.json, which the IAM policy is computed from too). */

@@ -3,15 +3,15 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type RequestContext, timeLeft } from "../context.js";
 import {
-  boundReply,
   ErrorCode,
   errorReply,
   type JSONRPCNotification,
   type JSONRPCReply,
   type JSONRPCRequest,
+  type Reply,
   type RequestId,
   serverFault,
-} from "./jsonrpc.js";
+} from "../protocol/jsonrpc.js";
 import { invalidParams } from "./params.js";
 
 /** Anything that speaks MCP over a transport: an SDK McpServer or Server. */
@@ -39,7 +39,7 @@ export type ReplyObserver = (request: JSONRPCRequest, reply: JSONRPCReply) => vo
 interface Pending {
   request: JSONRPCRequest;
   context: RequestContext;
-  resolve: (reply: JSONRPCReply) => void;
+  resolve: (reply: Reply) => void;
   timer: NodeJS.Timeout;
   /** Sent to the server (else still waiting for one of the MAX_IN_FLIGHT places). */
   sent: boolean;
@@ -93,16 +93,16 @@ export class Bridge implements ForwardedRequests {
   }
 
   /** Forwards one request; resolves with its reply, or with `-32001` once the context's deadline passes. */
-  request(message: JSONRPCRequest, context: RequestContext): Promise<JSONRPCReply> {
+  request(message: JSONRPCRequest, context: RequestContext): Promise<Reply> {
     const refusal = invalidParams(message);
-    if (refusal) return Promise.resolve(refusal);
+    if (refusal) return Promise.resolve({ message: refusal });
     const left = timeLeft(context);
     if (left <= 0) {
       context.report?.timedOut();
       return Promise.resolve(timedOut(message.id));
     }
     const privateId = this.nextPrivateId++;
-    return new Promise<JSONRPCReply>((resolve) => {
+    return new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => this.expire(privateId), left);
       this.pending.set(privateId, { request: message, context, resolve, timer, sent: false });
       if (this.sending < MAX_IN_FLIGHT) this.forward(privateId);
@@ -207,7 +207,7 @@ export class Bridge implements ForwardedRequests {
   private settle(
     privateId: number,
     reply: JSONRPCReply | undefined,
-    make: (id: RequestId) => JSONRPCReply = serverFault,
+    make: (id: RequestId) => Reply = serverFault,
   ): void {
     const entry = this.pending.get(privateId);
     if (!entry) return;
@@ -226,8 +226,8 @@ export class Bridge implements ForwardedRequests {
       return;
     }
     this.observer?.(entry.request, reply);
-    const answer = withId(reply, entry.request.id);
-    entry.resolve(entry.bound === undefined ? answer : boundReply(answer, entry.bound));
+    const message = withId(reply, entry.request.id);
+    entry.resolve(entry.bound === undefined ? { message } : { message, bound: entry.bound });
   }
 }
 
@@ -236,10 +236,10 @@ function withId(reply: JSONRPCReply, id: RequestId): JSONRPCReply {
   return { jsonrpc: "2.0", id, ...outcome } as JSONRPCReply;
 }
 
-function cancelled(id: RequestId): JSONRPCReply {
-  return errorReply(id, REQUEST_CANCELLED, "Request cancelled by the client");
+function cancelled(id: RequestId): Reply {
+  return { message: errorReply(id, REQUEST_CANCELLED, "Request cancelled by the client") };
 }
 
-function timedOut(id: RequestId): JSONRPCReply {
-  return errorReply(id, ErrorCode.RequestTimeout, "Request timed out");
+function timedOut(id: RequestId): Reply {
+  return { message: errorReply(id, ErrorCode.RequestTimeout, "Request timed out") };
 }

@@ -1,26 +1,43 @@
 import { type RequestContext, withShareOfReply } from "../context.js";
 import { isPlainObject } from "../json.js";
 import { memoize } from "../memoize.js";
-import { isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
-import type { Bridge } from "./bridge.js";
 import {
   type Classified,
   classify,
   ErrorCode,
   errorReply,
-  type JSONRPCReply,
   type JSONRPCRequest,
-} from "./jsonrpc.js";
+  type Reply,
+} from "../protocol/jsonrpc.js";
+import { isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
+import type { Bridge } from "./bridge.js";
 
 const MAX_BATCH_ENTRIES = 100;
 
-/** What became of one POSTed payload (a message or a batch). */
+/**
+ * What became of one payload (a message or a batch), on any path: its replies and the HTTP status they
+ * have (or would have had, for a direct invocation's metrics).
+ */
 export type Outcome =
-  /** A single message: its reply. `invalid` marks a payload that was not a JSON-RPC message at all. */
-  | { kind: "single"; reply: JSONRPCReply; invalid: boolean }
-  | { kind: "batch"; replies: JSONRPCReply[] }
+  /**
+   * A single message: its reply. `invalid` marks a payload that was not a JSON-RPC message at all, which
+   * keeps its 400 should its reply be replaced for its size (routes/ceiling.ts).
+   */
+  | { kind: "single"; reply: Reply; status: number; invalid: boolean }
+  | { kind: "batch"; replies: Reply[] }
   /** Only notifications and responses: nothing to answer. */
   | { kind: "accepted" };
+
+/** A single reply as an outcome: 400 when the payload was no JSON-RPC message, 500 for a server fault. */
+export function single(reply: Reply, invalid = false): Outcome {
+  return { kind: "single", reply, status: invalid ? 400 : reply.fault ? 500 : 200, invalid };
+}
+
+/** The HTTP status of an outcome. */
+export function statusOf(outcome: Outcome): number {
+  if (outcome.kind === "accepted") return 202;
+  return outcome.kind === "batch" ? 200 : outcome.status;
+}
 
 export interface DispatchOptions {
   /** The request's context: a request still running at its deadline is answered `-32001`. */
@@ -56,17 +73,16 @@ export function completeInitialize(message: JSONRPCRequest): JSONRPCRequest {
 export async function dispatch(payload: unknown, options: DispatchOptions): Promise<Outcome> {
   if (!Array.isArray(payload)) {
     const entry = classify(payload);
-    if (entry.kind === "invalid") return { kind: "single", reply: entry.reply, invalid: true };
+    if (entry.kind === "invalid") return single({ message: entry.reply }, true);
     const reply = await run(entry, options, memoize(options.bridge, { onRejection: "keep" }));
-    return reply ? { kind: "single", reply, invalid: false } : { kind: "accepted" };
+    return reply ? single(reply) : { kind: "accepted" };
   }
   if (payload.length === 0 || payload.length > MAX_BATCH_ENTRIES) {
     const problem = payload.length === 0 ? "an empty batch" : `more than ${MAX_BATCH_ENTRIES} entries`;
-    return {
-      kind: "single",
-      reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`),
-      invalid: true,
-    };
+    return single(
+      { message: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`) },
+      true,
+    );
   }
   // Got on first use and shared by the batch's entries: a failure to get it answers them all.
   const bridge = memoize(options.bridge, { onRejection: "keep" });
@@ -75,7 +91,7 @@ export async function dispatch(payload: unknown, options: DispatchOptions): Prom
   const answered = entries.filter((entry) => entry.kind === "request" || entry.kind === "invalid").length;
   const shared = { ...options, context: withShareOfReply(options.context, answered) };
   const replies = await Promise.all(entries.map((entry) => run(entry, shared, bridge)));
-  const sent = replies.filter((reply): reply is JSONRPCReply => reply !== undefined);
+  const sent = replies.filter((reply): reply is Reply => reply !== undefined);
   return sent.length > 0 ? { kind: "batch", replies: sent } : { kind: "accepted" };
 }
 
@@ -96,10 +112,10 @@ async function run(
   entry: Classified,
   options: DispatchOptions,
   bridge: () => Promise<Bridge>,
-): Promise<JSONRPCReply | undefined> {
+): Promise<Reply | undefined> {
   switch (entry.kind) {
     case "invalid":
-      return entry.reply;
+      return { message: entry.reply };
     case "response":
       return undefined;
     case "notification":
@@ -152,7 +168,7 @@ export function changesNoMcpState(payload: unknown): boolean {
 
 /**
  * Runs a payload without a session: on the container's shared server when it changes no MCP state (no
- * server to build: about 35 µs saved a request), else on a fresh server of its own, closed afterwards,
+ * server to build per request: bench case warm-tools-list), else on a fresh server of its own, closed afterwards,
  * so no caller's MCP state (a log level, client capabilities) ever reaches another.
  */
 export function dispatchStateless(

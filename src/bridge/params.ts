@@ -6,8 +6,13 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeIssues } from "../errors.js";
-import { hasEverydayParams } from "./everyday.js";
-import { ErrorCode, errorReply, type JSONRPCErrorResponse, type JSONRPCRequest } from "./jsonrpc.js";
+import { hasEverydayParams } from "../protocol/everyday.js";
+import {
+  ErrorCode,
+  errorReply,
+  type JSONRPCErrorResponse,
+  type JSONRPCRequest,
+} from "../protocol/jsonrpc.js";
 
 /**
  * The SDK's own request schemas for the methods an MCP server here answers. The SDK checks a request

@@ -1,3 +1,5 @@
+import { cut } from "./echo.js";
+import { claimedVersion, claimsModernEra, type Envelope, readEnvelope } from "./envelope.js";
 import {
   ErrorCode,
   errorReply,
@@ -5,9 +7,7 @@ import {
   type JSONRPCRequest,
   classify as messageKind,
   type RequestId,
-} from "../bridge/jsonrpc.js";
-import { cut } from "./echo.js";
-import { claimedVersion, claimsModernEra, type Envelope, readEnvelope } from "./envelope.js";
+} from "./jsonrpc.js";
 import {
   protocolVersionHeader,
   type Rejection,

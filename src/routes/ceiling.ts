@@ -1,6 +1,6 @@
 import type { Outcome } from "../bridge/dispatch.js";
-import { ErrorCode, errorReply, type JSONRPCReply, replyBound } from "../bridge/jsonrpc.js";
 import type { HttpResponse } from "../http/responses.js";
+import { ErrorCode, errorReply, type Reply } from "../protocol/jsonrpc.js";
 
 /**
  * The most bytes of any response, as Lambda serializes it. Lambda refuses a synchronous response over
@@ -32,17 +32,16 @@ export function httpPayloadBytes(response: HttpResponse): number {
 }
 
 /**
- * Bytes of a direct invocation's result as Lambda serializes it, or a bound when that is enough to
- * tell: a tool result's reply is bounded when it is made, and serializing it again to measure it
- * would cost as much as Lambda's own serialization.
+ * Bytes of a direct invocation's result (the outcome's replies) as Lambda serializes it, or a bound when
+ * that is enough to tell: a tool result's reply is bounded when it is made, and serializing it again to
+ * measure it would cost as much as Lambda's own serialization.
  */
-export function directPayloadBytes(result: unknown): number {
-  const replies = Array.isArray(result) ? result : [result];
+export function directPayloadBytes(result: unknown, outcome: Outcome): number {
+  const replies =
+    outcome.kind === "batch" ? outcome.replies : outcome.kind === "single" ? [outcome.reply] : [];
   let bound = 0;
-  for (const reply of replies) {
-    const known = replyBound(reply);
-    bound +=
-      known === undefined ? serializedBytes(reply) : known + serializedBytes((reply as JSONRPCReply).id);
+  for (const { message, bound: known } of replies) {
+    bound += known === undefined ? serializedBytes(message) : known + serializedBytes(message.id);
   }
   return bound <= RESPONSE_LIMIT_BYTES ? bound : serializedBytes(result);
 }
@@ -55,37 +54,40 @@ function serializedBytes(value: unknown): number {
 /**
  * The outcome with its largest replies replaced by a short error, as few as needed for `render` to fit
  * RESPONSE_LIMIT_BYTES. Tool results are cut to their share before this point; what remains are
- * replies that carry a caller's own huge values back (ids, names in error messages).
+ * replies that carry a caller's own huge values back (ids, names in error messages). A replaced single
+ * reply is answered 200, or still 400 when its payload was no JSON-RPC message at all.
  */
 export function withinLimit<R>(
   outcome: Outcome,
   render: (outcome: Outcome) => R,
-  bytesOf: (rendered: R) => number,
+  bytesOf: (rendered: R, outcome: Outcome) => number,
 ): R {
   let rendered = render(outcome);
-  if (outcome.kind === "accepted" || bytesOf(rendered) <= RESPONSE_LIMIT_BYTES) return rendered;
+  if (outcome.kind === "accepted" || bytesOf(rendered, outcome) <= RESPONSE_LIMIT_BYTES) return rendered;
   const replies = outcome.kind === "batch" ? [...outcome.replies] : [outcome.reply];
   const bySize = replies
-    .map((reply, index) => ({ index, bytes: serializedBytes(reply) }))
+    .map(({ message }, index) => ({ index, bytes: serializedBytes(message) }))
     .sort((a, b) => b.bytes - a.bytes);
   for (const { index, bytes } of bySize) {
-    replies[index] = tooLarge(replies[index] as JSONRPCReply, bytes);
+    replies[index] = tooLarge(replies[index] as Reply, bytes);
     const shrunk: Outcome =
       outcome.kind === "batch"
         ? { kind: "batch", replies }
-        : { ...outcome, reply: replies[0] as JSONRPCReply };
+        : { ...outcome, reply: replies[0] as Reply, status: outcome.invalid ? outcome.status : 200 };
     rendered = render(shrunk);
-    if (bytesOf(rendered) <= RESPONSE_LIMIT_BYTES) return rendered;
+    if (bytesOf(rendered, shrunk) <= RESPONSE_LIMIT_BYTES) return rendered;
   }
   // Unreachable: every reply replaced (ids over 1 KiB dropped) is at most 100 short errors.
   return rendered;
 }
 
-function tooLarge(reply: JSONRPCReply, bytes: number): JSONRPCReply {
-  const id = reply.id === undefined || serializedBytes(reply.id) > 1024 ? null : reply.id;
-  return errorReply(
-    id,
-    ErrorCode.InternalError,
-    `Response too large: this reply was ${bytes} bytes and would not fit in one Lambda response (${RESPONSE_LIMIT_BYTES} bytes). Ask for less (the limit argument, a narrower query) or send fewer requests in one batch.`,
-  );
+function tooLarge({ message }: Reply, bytes: number): Reply {
+  const id = message.id === undefined || serializedBytes(message.id) > 1024 ? null : message.id;
+  return {
+    message: errorReply(
+      id,
+      ErrorCode.InternalError,
+      `Response too large: this reply was ${bytes} bytes and would not fit in one Lambda response (${RESPONSE_LIMIT_BYTES} bytes). Ask for less (the limit argument, a narrower query) or send fewer requests in one batch.`,
+    ),
+  };
 }

@@ -1,8 +1,9 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { dispatchStateless, type Outcome } from "../bridge/dispatch.js";
-import { isServerFault, type JSONRPCReply } from "../bridge/jsonrpc.js";
+import { dispatchStateless, type Outcome, statusOf } from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
-import { classify, type Era } from "../protocol/classify.js";
+import { classify } from "../protocol/classify.js";
+import { methodNamesIn } from "../protocol/jsonrpc.js";
+import type { Answer } from "./answer.js";
 import { directPayloadBytes, withinLimit } from "./ceiling.js";
 import { PYTHON_NOTIFICATION_REPLY } from "./mcp.js";
 import { answerModern, type ModernOptions } from "./modern.js";
@@ -17,15 +18,6 @@ export interface DirectOptions {
   modern: ModernOptions;
 }
 
-export interface DirectResult {
-  result: unknown;
-  outcome: Outcome["kind"];
-  era: Era;
-  traceId?: string;
-  /** The HTTP status the same answer would have had over HTTP (for the metrics). */
-  status: number;
-}
-
 /**
  * A direct `Invoke` whose payload is the JSON-RPC message (or batch) itself: the answer is the JSON-RPC
  * reply itself, and `null` when there is nothing to answer (`{"jsonrpc":"2.0"}` under PYTHON_COMPAT for
@@ -36,39 +28,32 @@ export async function handleDirect(
   payload: unknown,
   options: DirectOptions,
   context: RequestContext,
-): Promise<DirectResult> {
+): Promise<Answer<unknown>> {
+  const methods = methodNamesIn(payload);
   const inbound = classify({ json: payload });
-  if (inbound.kind === "malformed") return singleReply(inbound, inbound.era, undefined);
-  if (inbound.kind === "notification")
-    return { result: null, outcome: "accepted", era: "modern", status: 202 };
+  if (inbound.kind === "malformed") {
+    const reply = { message: inbound.reply };
+    const refused: Outcome = { kind: "single", reply, status: inbound.status, invalid: false };
+    return { ...answered(refused, false), methods, era: inbound.era };
+  }
+  if (inbound.kind === "notification") {
+    return { ...answered({ kind: "accepted" }, false), methods, era: "modern" };
+  }
   if (inbound.era === "modern") {
-    const answer = await answerModern(inbound.request, options.modern, context);
-    return singleReply(answer, "modern", inbound.envelope.traceId);
+    const outcome = await answerModern(inbound.request, options.modern, context);
+    return { ...answered(outcome, false), methods, era: "modern", traceId: inbound.envelope.traceId };
   }
   const outcome = await dispatchStateless(payload, { context, ...options });
-  const result = withinLimit(
-    outcome,
-    (fitting) => resultOf(fitting, options.pythonCompat),
-    directPayloadBytes,
-  );
-  return { result, outcome: outcome.kind, era: "legacy", status: statusOf(outcome) };
+  return { ...answered(outcome, options.pythonCompat), methods, era: "legacy" };
 }
 
-/** One reply with the HTTP status it would have had: a 2026-07-28 answer, or a payload `classify` refused. */
-function singleReply(
-  answer: { status: number; reply: JSONRPCReply },
-  era: Era,
-  traceId: string | undefined,
-): DirectResult {
-  const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
-  const result = withinLimit(outcome, (fitting) => resultOf(fitting, false), directPayloadBytes);
-  return { result, outcome: "single", era, traceId, status: answer.status };
-}
-
-function statusOf(outcome: Outcome): number {
-  if (outcome.kind === "accepted") return 202;
-  if (outcome.kind === "batch") return 200;
-  return outcome.invalid ? 400 : isServerFault(outcome.reply) ? 500 : 200;
+/** The outcome as a direct invocation answers it, held to the response limit, with its status. */
+function answered(
+  outcome: Outcome,
+  pythonCompat: boolean,
+): Pick<Answer<unknown>, "body" | "status" | "outcome"> {
+  const body = withinLimit(outcome, (fitting) => resultOf(fitting, pythonCompat), directPayloadBytes);
+  return { body, status: statusOf(outcome), outcome: outcome.kind };
 }
 
 function resultOf(outcome: Outcome, pythonCompat: boolean): unknown {
@@ -76,8 +61,8 @@ function resultOf(outcome: Outcome, pythonCompat: boolean): unknown {
     case "accepted":
       return pythonCompat ? PYTHON_NOTIFICATION_REPLY : null;
     case "batch":
-      return outcome.replies;
+      return outcome.replies.map((reply) => reply.message);
     case "single":
-      return outcome.reply;
+      return outcome.reply.message;
   }
 }

@@ -1,15 +1,12 @@
 import type { Bridge } from "../bridge/bridge.js";
-import { completeInitialize, dispatch, dispatchStateless, type Outcome } from "../bridge/dispatch.js";
 import {
-  ErrorCode,
-  errorReply,
-  isServerFault,
-  type JSONRPCReply,
-  type RequestId,
-  replyJson,
-  SERVER_ERROR,
-  SESSION_NOT_FOUND,
-} from "../bridge/jsonrpc.js";
+  completeInitialize,
+  dispatch,
+  dispatchStateless,
+  type Outcome,
+  single,
+  statusOf,
+} from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
 import type { HttpRequest } from "../http/event.js";
 import {
@@ -32,9 +29,19 @@ import {
   refuseOversizeBody,
   refusePostHeaders,
 } from "../http/rules.js";
-import { type Body, type Classification, classify, type Era, type Malformed } from "../protocol/classify.js";
+import { type Body, type Classification, classify, type Malformed } from "../protocol/classify.js";
+import {
+  ErrorCode,
+  errorReply,
+  methodNamesIn,
+  type RequestId,
+  replyJson,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+} from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
 import { SessionDataError, SessionStoreError } from "../sessions/store.js";
+import { type Answer, httpAnswer } from "./answer.js";
 import { httpPayloadBytes, withinLimit } from "./ceiling.js";
 import { answerModern, type ModernOptions } from "./modern.js";
 
@@ -52,19 +59,6 @@ export interface McpRouteOptions extends RuleSettings {
   modern: ModernOptions;
 }
 
-/** What the handler logs about an MCP request. */
-export interface McpRouteResult {
-  response: HttpResponse;
-  /** The JSON-RPC methods it carried. */
-  methods: string[];
-  /** The protocol era that served it, once its body was read: 2026-07-28 ("modern") or earlier. */
-  era?: Era;
-  /** The trace id of the `traceparent` a 2026-07-28 request carried in `_meta`. */
-  traceId?: string;
-  /** The client a 2026-07-28 request named in `_meta` (name and version, as it said). */
-  client?: { name: string; version: string };
-}
-
 /** What the Python Lambda answered where nothing was to be answered. */
 export const PYTHON_NOTIFICATION_REPLY = { jsonrpc: "2.0" };
 
@@ -72,39 +66,37 @@ export async function handleMcp(
   request: HttpRequest,
   options: McpRouteOptions,
   context: RequestContext,
-): Promise<McpRouteResult> {
+): Promise<Answer<HttpResponse>> {
   const origin = request.headers.origin;
   const cors = corsHeaders(origin, origin === undefined || isOriginAllowed(origin, options.allowedOrigins));
   const sizeRefusal = request.method === "OPTIONS" ? undefined : refuseOversizeBody(request, options);
   // The token's scopes first, as API Gateway's authorizer checks them before anything reaches us.
   const refusal =
     refuseMissingScope(request, options) ?? sizeRefusal ?? refuseForeignOrigin(request, options);
-  if (refusal) return { response: refuse(refusal, cors), methods: [] };
+  if (refusal) return httpAnswer(refuse(refusal, cors));
 
-  if (request.method === "OPTIONS") return { response: preflight(cors), methods: [] };
+  if (request.method === "OPTIONS") return httpAnswer(preflight(cors));
   if (request.method === "DELETE" && options.sessions) {
-    return { response: await endSession(request, options.sessions, cors, context), methods: [] };
+    return httpAnswer(await endSession(request, options.sessions, cors, context));
   }
   if (request.method !== "POST") {
     const allow = { ...cors, Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
-    return { response: jsonRpcErrorResponse(405, SERVER_ERROR, "Method not allowed", allow), methods: [] };
+    return httpAnswer(jsonRpcErrorResponse(405, SERVER_ERROR, "Method not allowed", allow));
   }
   const headerRefusal = refusePostHeaders(request);
-  if (headerRefusal) return { response: refuse(headerRefusal, cors), methods: [] };
+  if (headerRefusal) return httpAnswer(refuse(headerRefusal, cors));
 
   const body = parseBody(request.body);
   const payload = "json" in body ? body.json : undefined;
   const inbound = classify(body, request.headers);
   if (inbound.era === "modern") {
     // A 2026-07-28 client gets the spec's answers: PYTHON_COMPAT is for the Python Lambda's clients.
-    const methods = "json" in body ? methodsOf(payload) : [];
+    const methods = "json" in body ? methodNamesIn(payload) : [];
     return { ...(await serveModern(inbound, options, cors, context)), methods, era: "modern" };
   }
-  if (inbound.kind === "malformed") {
-    return { response: answerMalformed(inbound, options.pythonCompat, cors), methods: [] };
-  }
-  const methods = methodsOf(payload);
-  return { response: await serve(payload, inbound, request, options, cors, context), methods, era: "legacy" };
+  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, options.pythonCompat, cors));
+  const response = await serve(payload, inbound, request, options, cors, context);
+  return { body: response, status: response.statusCode, methods: methodNamesIn(payload), era: "legacy" };
 }
 
 function parseBody(text: string): Body {
@@ -124,12 +116,16 @@ async function serveModern(
   options: McpRouteOptions,
   cors: Record<string, string>,
   context: RequestContext,
-): Promise<Pick<McpRouteResult, "response" | "traceId" | "client">> {
-  if (inbound.kind === "malformed") return { response: answerMalformed(inbound, false, cors) };
-  if (inbound.kind === "notification") return { response: emptyResponse(202, cors) };
-  const answer = await answerModern(inbound.request, options.modern, context);
+): Promise<Omit<Answer<HttpResponse>, "methods">> {
+  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, false, cors));
+  if (inbound.kind === "notification")
+    return { ...httpAnswer(emptyResponse(202, cors)), outcome: "accepted" };
+  const outcome = await answerModern(inbound.request, options.modern, context);
+  const response = toHttpResponse(outcome, false, cors);
   return {
-    response: renderModern(answer, cors),
+    body: response,
+    status: response.statusCode,
+    outcome: outcome.kind,
     traceId: inbound.envelope.traceId,
     client: inbound.envelope.clientInfo,
   };
@@ -147,24 +143,13 @@ function answerMalformed(
   if (inbound.notJson && pythonCompat)
     return jsonResponse(400, { error: "Invalid JSON in request body" }, cors);
   if (inbound.era === "legacy" || inbound.notJson) return jsonResponse(inbound.status, inbound.reply, cors);
-  return renderModern(inbound, cors);
-}
-
-function renderModern(
-  answer: { status: number; reply: JSONRPCReply },
-  cors: Record<string, string>,
-): HttpResponse {
-  const outcome: Outcome = { kind: "single", reply: answer.reply, invalid: false };
-  return withinLimit(
-    outcome,
-    (fitting) =>
-      jsonResponse(
-        fitting === outcome ? answer.status : 200,
-        fitting.kind === "single" ? fitting.reply : null,
-        cors,
-      ),
-    httpPayloadBytes,
-  );
+  const refused: Outcome = {
+    kind: "single",
+    reply: { message: inbound.reply },
+    status: inbound.status,
+    invalid: false,
+  };
+  return toHttpResponse(refused, false, cors);
 }
 
 async function serve(
@@ -202,11 +187,7 @@ async function serve(
       async () => {
         const started = await sessions.initialize(completeInitialize(initialize), context);
         const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
-        return toHttpResponse(
-          { kind: "single", reply: started.reply, invalid: false },
-          options.pythonCompat,
-          headers,
-        );
+        return toHttpResponse(single(started.reply), options.pythonCompat, headers);
       },
       initialize.id,
     );
@@ -302,19 +283,12 @@ function renderOutcome(outcome: Outcome, pythonCompat: boolean, cors: Record<str
     case "accepted":
       return pythonCompat ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, cors) : emptyResponse(202, cors);
     case "batch":
-      return serializedJsonResponse(200, `[${outcome.replies.map(replyJson).join(",")}]`, cors);
-    case "single": {
-      const status = outcome.invalid ? 400 : isServerFault(outcome.reply) ? 500 : 200;
-      return serializedJsonResponse(status, replyJson(outcome.reply), cors);
-    }
+      return serializedJsonResponse(
+        statusOf(outcome),
+        `[${outcome.replies.map((reply) => replyJson(reply.message)).join(",")}]`,
+        cors,
+      );
+    case "single":
+      return serializedJsonResponse(statusOf(outcome), replyJson(outcome.reply.message), cors);
   }
-}
-
-function methodsOf(payload: unknown): string[] {
-  const entries = Array.isArray(payload) ? payload : [payload];
-  return entries.map((entry) =>
-    typeof entry === "object" && entry !== null && typeof (entry as { method?: unknown }).method === "string"
-      ? (entry as { method: string }).method
-      : "-",
-  );
 }

@@ -1,16 +1,9 @@
 import type { Bridge } from "../bridge/bridge.js";
-import {
-  boundReply,
-  ErrorCode,
-  errorReply,
-  isServerFault,
-  type JSONRPCReply,
-  type JSONRPCRequest,
-  replyBound,
-} from "../bridge/jsonrpc.js";
+import { type Outcome, single } from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
 import { cut } from "../protocol/echo.js";
 import { META_KEYS } from "../protocol/envelope.js";
+import { ErrorCode, errorReply, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";
 import { SUPPORTED_VERSIONS } from "../protocol/versions.js";
 
 /** Who this server is and what it offers: `server/discover`, and every result's `_meta`. */
@@ -49,42 +42,31 @@ const REMOVED = new Set([
   "resources/unsubscribe",
 ]);
 
-/** The answer to a 2026-07-28 request: one reply, with its HTTP status. */
-export interface ModernReply {
-  status: number;
-  reply: JSONRPCReply;
-}
-
 /**
  * Serves one 2026-07-28 request that `classify` (src/protocol/classify.ts) found well formed, its
  * envelope and headers checked: stateless, by this container's shared server. `server/discover` is
- * answered here; a method this server does not implement is 404 `-32601`.
+ * answered here; a method this server does not implement is 404 `-32601`. The outcome is one reply.
  */
 export async function answerModern(
   request: JSONRPCRequest,
   options: ModernOptions,
   context: RequestContext,
-): Promise<ModernReply> {
+): Promise<Outcome> {
   if (request.method === "server/discover") {
-    const reply = { jsonrpc: "2.0" as const, id: request.id, result: discoverResult(options.identity) };
-    return { status: 200, reply: complete(reply, request.method, options.identity) };
+    const message = { jsonrpc: "2.0" as const, id: request.id, result: discoverResult(options.identity) };
+    return single(complete({ message }, request.method, options.identity));
   }
   if (!FORWARDED.has(request.method)) {
     const removed = REMOVED.has(request.method) ? " (not part of protocol version 2026-07-28)" : "";
-    return {
-      status: 404,
-      reply: errorReply(
-        request.id,
-        ErrorCode.MethodNotFound,
-        `Method not found: ${cut(request.method)}${removed}`,
-      ),
-    };
+    const message = errorReply(
+      request.id,
+      ErrorCode.MethodNotFound,
+      `Method not found: ${cut(request.method)}${removed}`,
+    );
+    return { kind: "single", reply: { message }, status: 404, invalid: false };
   }
   const reply = await (await options.sharedBridge()).request(request, context);
-  return {
-    status: isServerFault(reply) ? 500 : 200,
-    reply: complete(reply, request.method, options.identity),
-  };
+  return single(complete(reply, request.method, options.identity));
 }
 
 function discoverResult(identity: ServerIdentity): Record<string, unknown> {
@@ -102,12 +84,13 @@ const COMPLETION_BYTES = 512;
  * A result as 2026-07-28 has it: `resultType: "complete"`, the server named in `_meta`, and cache hints
  * on the cacheable methods. Errors pass unchanged.
  */
-function complete(reply: JSONRPCReply, method: string, identity: ServerIdentity): JSONRPCReply {
-  if (!("result" in reply)) return reply;
-  const result = reply.result;
+function complete(reply: Reply, method: string, identity: ServerIdentity): Reply {
+  const { message } = reply;
+  if (!("result" in message)) return reply;
+  const result = message.result;
   const meta = typeof result._meta === "object" && result._meta !== null ? result._meta : {};
-  const completed: JSONRPCReply = {
-    ...reply,
+  const completed = {
+    ...message,
     result: {
       ...result,
       resultType: "complete",
@@ -115,6 +98,7 @@ function complete(reply: JSONRPCReply, method: string, identity: ServerIdentity)
       _meta: { ...meta, [META_KEYS.serverInfo]: { name: identity.name, version: identity.version } },
     },
   };
-  const bound = replyBound(reply);
-  return bound === undefined ? completed : boundReply(completed, bound + COMPLETION_BYTES);
+  return reply.bound === undefined
+    ? { message: completed }
+    : { message: completed, bound: reply.bound + COMPLETION_BYTES };
 }

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Backoff, backoffDelay } from "../backoff.js";
 import type { Bridge } from "../bridge/bridge.js";
-import { ErrorCode, type JSONRPCReply, type JSONRPCRequest } from "../bridge/jsonrpc.js";
 import { type RequestContext, timeLeft } from "../context.js";
 import { Lru } from "../lru.js";
+import { ErrorCode, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";
 import { checkInitializeParams } from "./limits.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";
 
@@ -80,11 +80,12 @@ export class SessionManager {
   async initialize(
     request: JSONRPCRequest,
     context: RequestContext,
-  ): Promise<{ reply: JSONRPCReply; sessionId: string | undefined }> {
+  ): Promise<{ reply: Reply; sessionId: string | undefined }> {
     checkInitializeParams(request.params ?? {});
     const bridge = await this.options.openBridge();
     const reply = await bridge.request(request, context);
-    if (!("result" in reply)) {
+    const { message } = reply;
+    if (!("result" in message)) {
       await bridge.close();
       return { reply, sessionId: undefined };
     }
@@ -92,7 +93,7 @@ export class SessionManager {
     const record: SessionRecord = {
       sessionId: randomUUID(),
       initializeParams: request.params ?? {},
-      protocolVersion: String(reply.result.protocolVersion),
+      protocolVersion: String(message.result.protocolVersion),
       logLevel: undefined,
       principal: context.principal,
       createdAt: now,
@@ -181,7 +182,7 @@ export class SessionManager {
     context.report?.rehydrated();
     const bridge = await this.options.openBridge();
     const replay = async (method: string, params: Record<string, unknown>) => {
-      const reply = await bridge.request({ jsonrpc: "2.0", id: 0, method, params }, context);
+      const { message: reply } = await bridge.request({ jsonrpc: "2.0", id: 0, method, params }, context);
       if (!("result" in reply)) {
         await bridge.close();
         // Out of time is not a fault: the client may retry on a container with more of it.

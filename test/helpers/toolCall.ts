@@ -1,10 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Bridge } from "../../src/bridge/bridge.js";
-import type { JSONRPCReply } from "../../src/bridge/jsonrpc.js";
 import { withReport } from "../../src/context.js";
 import type { ToolErrorKind } from "../../src/errors.js";
 import type { Report, ToolOutcome } from "../../src/metrics/report.js";
 import { createUpstream, type Upstream } from "../../src/prometheus/upstream.js";
+import type { JSONRPCReply } from "../../src/protocol/jsonrpc.js";
 import type { Budget } from "../../src/results/fit.js";
 import { mcpServerFactory } from "../../src/server.js";
 import { type Tool, type ToolCall, ToolError, type ToolSettings } from "../../tools/types.js";
@@ -110,10 +110,10 @@ async function serve(tool: Tool, args: Record<string, unknown>, call: ToolCall):
   const bridge = await Bridge.open(makeServer);
   let reply: JSONRPCReply;
   try {
-    reply = await bridge.request(
+    ({ message: reply } = await bridge.request(
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool.name, arguments: args } },
       withReport(call.context, report),
-    );
+    ));
   } finally {
     await bridge.close();
   }

@@ -63,8 +63,8 @@ describe("id correlation", () => {
         }
         expect(outcome.kind).toBe("batch");
         if (outcome.kind !== "batch") return;
-        expect(outcome.replies.map((r) => r.id)).toStrictEqual(expected.map((e) => e.id));
-        outcome.replies.forEach((reply, i) => {
+        expect(outcome.replies.map((r) => r.message.id)).toStrictEqual(expected.map((e) => e.id));
+        outcome.replies.forEach(({ message: reply }, i) => {
           expect("result" in reply && (reply.result.content as { text: string }[])[0]?.text).toBe(
             expected[i]?.marker,
           );
@@ -91,11 +91,10 @@ describe("id correlation", () => {
       outcomes.forEach((outcome, i) => {
         expect(outcome.kind).toBe("single");
         if (outcome.kind !== "single") return;
-        expect(outcome.reply.id).toStrictEqual(id);
-        expect(typeof outcome.reply.id).toBe(typeof id);
-        expect(
-          "result" in outcome.reply && (outcome.reply.result.content as { text: string }[])[0]?.text,
-        ).toBe(`m${i}`);
+        const reply = outcome.reply.message;
+        expect(reply.id).toStrictEqual(id);
+        expect(typeof reply.id).toBe(typeof id);
+        expect("result" in reply && (reply.result.content as { text: string }[])[0]?.text).toBe(`m${i}`);
       });
       await bridge.close();
     },
@@ -148,7 +147,7 @@ describe("ids beyond 2^53 among ordinary ones", () => {
       expect(outcome.kind).toBe("batch");
       if (outcome.kind !== "batch") return;
       expect(outcome.replies).toHaveLength(ids.length);
-      outcome.replies.forEach((reply, i) => {
+      outcome.replies.forEach(({ message: reply }, i) => {
         const { echoed } = ids[i] as WrittenId;
         if (echoed === undefined) {
           expect(reply).toMatchObject({ id: null, error: { code: -32600 } });
@@ -159,7 +158,7 @@ describe("ids beyond 2^53 among ordinary ones", () => {
       });
       // Two replies share an id only where the caller sent that one id twice; none is a rounded one.
       const sent = new Set(ids.flatMap(({ echoed }) => (echoed === undefined ? [] : [echoed])));
-      const replied = outcome.replies.map((reply) => reply.id).filter((id) => id !== null);
+      const replied = outcome.replies.map(({ message }) => message.id).filter((id) => id !== null);
       expect(new Set(replied)).toStrictEqual(sent);
       for (const id of replied) expect(typeof id === "string" || Number.isSafeInteger(id)).toBe(true);
       expect(bridge.inFlight).toBe(0);

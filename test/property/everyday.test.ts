@@ -8,7 +8,7 @@ import {
   RELATED_TASK_META_KEY,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { hasEverydayParams, isEverydayMessage } from "../../src/bridge/everyday.js";
+import { hasEverydayParams, isEverydayMessage } from "../../src/protocol/everyday.js";
 
 // The hand-written checks may only ever accept what the SDK's schemas accept: they skip the schema.
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Bridge, MAX_IN_FLIGHT } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
-import { constantResult, replyJson } from "../../src/bridge/jsonrpc.js";
+import { constantResult, replyJson } from "../../src/protocol/jsonrpc.js";
 import { testContext } from "../helpers/context.js";
 import { echoServer } from "../helpers/echoServer.js";
 import { makeHandler, postMcp } from "../helpers/handler.js";
@@ -26,7 +26,10 @@ describe("bridge deadlines", () => {
     expect(outcome).toStrictEqual({
       kind: "single",
       invalid: false,
-      reply: { jsonrpc: "2.0", id: "slow", error: { code: -32001, message: "Request timed out" } },
+      status: 200,
+      reply: {
+        message: { jsonrpc: "2.0", id: "slow", error: { code: -32001, message: "Request timed out" } },
+      },
     });
     expect(elapsed).toBeGreaterThanOrEqual(140);
     expect(elapsed).toBeLessThan(5_000);
@@ -42,7 +45,10 @@ describe("bridge deadlines", () => {
       { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "sleep", arguments: { ms: 60_000 } } },
       { context: testContext(0), bridge: async () => bridge },
     );
-    expect(outcome.kind === "single" && outcome.reply).toMatchObject({ id: 7, error: { code: -32001 } });
+    expect(outcome.kind === "single" && outcome.reply.message).toMatchObject({
+      id: 7,
+      error: { code: -32001 },
+    });
     await bridge.close();
   });
 
@@ -52,7 +58,7 @@ describe("bridge deadlines", () => {
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sleep", arguments: { ms: 5 } } },
       { context: testContext(5_000), bridge: async () => bridge },
     );
-    expect(outcome.kind === "single" && outcome.reply).toMatchObject({
+    expect(outcome.kind === "single" && outcome.reply.message).toMatchObject({
       id: 1,
       result: { content: [{ text: "slept" }] },
     });
@@ -108,10 +114,7 @@ describe("dispatch", () => {
     );
     expect(outcome).toMatchObject({
       kind: "batch",
-      replies: [
-        { id: 1, error: { code: -32600 } },
-        { id: 2, result: {} },
-      ],
+      replies: [{ message: { id: 1, error: { code: -32600 } } }, { message: { id: 2, result: {} } }],
     });
     await bridge.close();
   });
@@ -140,7 +143,7 @@ describe("cancellations name the caller's ids", () => {
     });
     expect(outcome).toMatchObject({
       kind: "batch",
-      replies: [{ id: "a", result: { content: [{ text: "slept" }] } }],
+      replies: [{ message: { id: "a", result: { content: [{ text: "slept" }] } } }],
     });
     expect(aborted).toEqual([]);
     await bridge.close();
@@ -158,7 +161,13 @@ describe("cancellations name the caller's ids", () => {
     expect(outcome).toStrictEqual({
       kind: "batch",
       replies: [
-        { jsonrpc: "2.0", id: "slow", error: { code: -32800, message: "Request cancelled by the client" } },
+        {
+          message: {
+            jsonrpc: "2.0",
+            id: "slow",
+            error: { code: -32800, message: "Request cancelled by the client" },
+          },
+        },
       ],
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -175,7 +184,10 @@ describe("cancellations name the caller's ids", () => {
     // Same value, other type: not the same id.
     await dispatch(cancel("42"), options);
     await dispatch(cancel(42), options);
-    expect(await pending).toMatchObject({ kind: "single", reply: { id: 42, error: { code: -32800 } } });
+    expect(await pending).toMatchObject({
+      kind: "single",
+      reply: { message: { id: 42, error: { code: -32800 } } },
+    });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(aborted).toHaveLength(1);
     await bridge.close();
@@ -205,14 +217,14 @@ describe("fan-out", () => {
     }));
     const outcome = await dispatch(batch, { context: testContext(10_000), bridge: async () => bridge });
     expect(most).toBe(MAX_IN_FLIGHT);
-    expect(outcome.kind === "batch" && outcome.replies.map((reply) => reply.id)).toEqual(
+    expect(outcome.kind === "batch" && outcome.replies.map(({ message }) => message.id)).toEqual(
       batch.map((m) => m.id),
     );
     expect(
       outcome.kind === "batch" &&
         outcome.replies.map(
-          (reply) =>
-            (reply as unknown as { result: { content: { text: string }[] } }).result.content[0]?.text,
+          ({ message }) =>
+            (message as unknown as { result: { content: { text: string }[] } }).result.content[0]?.text,
         ),
     ).toEqual(batch.map((m) => String(m.id)));
     await bridge.close();
@@ -232,7 +244,7 @@ describe("fan-out", () => {
       { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "queued" } },
     ];
     const outcome = await dispatch(batch, { context: testContext(300), bridge: async () => bridge });
-    const replies = outcome.kind === "batch" ? outcome.replies : [];
+    const replies = outcome.kind === "batch" ? outcome.replies.map((reply) => reply.message) : [];
     expect(
       replies.slice(0, MAX_IN_FLIGHT).every((reply) => "error" in reply && reply.error.code === -32001),
     ).toBe(true);

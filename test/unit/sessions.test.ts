@@ -32,7 +32,7 @@ function container(store: SessionStore, clock: { now: number }, warmLimit?: numb
 
 async function start(manager: SessionManager): Promise<string> {
   const { reply, sessionId } = await manager.initialize(initialize, testContext(5_000));
-  expect("result" in reply).toBe(true);
+  expect("result" in reply.message).toBe(true);
   return sessionId as string;
 }
 
@@ -96,7 +96,7 @@ describe("session manager", () => {
     expect(
       await send(session, { jsonrpc: "2.0", id: 9, method: "logging/setLevel", params: { level: "error" } }),
     ).toMatchObject({
-      reply: { result: {} },
+      reply: { message: { result: {} } },
     });
     await first.manager.persist(session, testContext(5_000));
     expect((await store.get(id))?.logLevel).toBe("error");
@@ -111,7 +111,7 @@ describe("session manager", () => {
     expect(
       await send(resumed as ActiveSession, { jsonrpc: "2.0", id: "x", method: "tools/list" }),
     ).toMatchObject({
-      reply: { id: "x", result: { tools: expect.any(Array) } },
+      reply: { message: { id: "x", result: { tools: expect.any(Array) } } },
     });
   });
 
@@ -149,7 +149,7 @@ describe("session manager", () => {
       }),
     );
     outcomes.forEach((outcome, i) => {
-      expect(outcome).toMatchObject({ reply: { id: i, result: { tools: expect.any(Array) } } });
+      expect(outcome).toMatchObject({ reply: { message: { id: i, result: { tools: expect.any(Array) } } } });
     });
     expect(cold.manager.warmCount).toBe(1);
   });
@@ -296,7 +296,7 @@ describe("sessions against a model", () => {
             expect(session !== undefined).toBe(alive(id));
             if (session) {
               expect(await send(session, { jsonrpc: "2.0", id: 1, method: "ping" })).toMatchObject({
-                reply: { result: {} },
+                reply: { message: { result: {} } },
               });
               // Sliding expiry: refreshed when the last refresh is at least a minute old.
               const refreshedAt = (model.get(id) ?? 0) - TTL * 1000;
@@ -467,7 +467,7 @@ describe("a change whose write fails", () => {
     const { manager, servers } = container(store, { now: Date.now() });
     const id = await start(manager);
     const first = (await manager.resume(id, testContext(5_000))) as ActiveSession;
-    expect(await send(first, setLevel("error"))).toMatchObject({ reply: { result: {} } });
+    expect(await send(first, setLevel("error"))).toMatchObject({ reply: { message: { result: {} } } });
     expect(await ignores(servers[0], "warning")).toBe(true);
 
     store.failures = 1;

@@ -18,6 +18,8 @@ import { round, type Stats, stats } from "../measure.js";
 import type { Figure } from "../report.js";
 
 const CHILD_TIMEOUT_MS = 20_000;
+/** Long enough for npm to download Node 24 once (it is cached afterwards). */
+const NODE24_TIMEOUT_MS = 300_000;
 const PACKAGE_TIMEOUT_MS = 180_000;
 /** The function measured, as serverless.yml names it (its zip is `<name>.zip`). */
 const FUNCTION_NAME = "mcp";
@@ -199,6 +201,68 @@ interface Launch {
   script: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The Node binary (default: the one running the bench). */
+  node?: string;
+}
+
+/** Node 24, the Lambda runtime's major version, as npm has it (`npx -p node@24`); undefined when npm cannot get it. */
+async function node24(): Promise<{ node: string; version: string } | { unavailable: string }> {
+  try {
+    const { stdout } = await runOk(
+      "npx",
+      ["-y", "-p", "node@24", "--", "node", "-p", 'process.execPath + " " + process.version'],
+      { timeoutMs: NODE24_TIMEOUT_MS },
+    );
+    const [node, version] = stdout.trim().split("\n").pop()?.split(" ") ?? [];
+    return node && version ? { node, version } : { unavailable: `npx printed ${stdout.slice(-200)}` };
+  } catch (error) {
+    return { unavailable: error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error) };
+  }
+}
+
+/**
+ * The cold start on Node 24: ours and the empty handler, and ours again reading a V8 compile cache
+ * (Node 22+, NODE_COMPILE_CACHE; portable, NODE_COMPILE_CACHE_PORTABLE=1) that the same Node made from a
+ * copy of the task root elsewhere, as one made at package time would be. Reported, not shipped: see
+ * BENCHMARKS.md, "Cold start".
+ */
+async function onNode24(
+  launch: Launch,
+  dir: string,
+  task: string,
+  entry: { file: string; name: string },
+  empty: string,
+  rounds: { iterations: number; warmup: number },
+): Promise<string> {
+  const found = await node24();
+  if ("unavailable" in found) return `Node 24 not measured (${found.unavailable})`;
+  const on24: Launch = { ...launch, node: found.node };
+  // The cache is made from another directory: only its layout relative to the cache must match.
+  const elsewhere = join(dir, "task-elsewhere");
+  await cp(task, elsewhere, { recursive: true });
+  const cacheEnv = { NODE_COMPILE_CACHE_PORTABLE: "1" };
+  await coldStart(
+    {
+      ...on24,
+      cwd: elsewhere,
+      env: { ...launch.env, ...cacheEnv, NODE_COMPILE_CACHE: join(elsewhere, ".cache") },
+    },
+    join(elsewhere, entry.file),
+    entry.name,
+    "tools",
+  );
+  await cp(join(elsewhere, ".cache"), join(task, ".cache"), { recursive: true });
+  const cached: Launch = {
+    ...on24,
+    env: { ...launch.env, ...cacheEnv, NODE_COMPILE_CACHE: join(task, ".cache") },
+  };
+  const side = (run: () => Promise<Report>): Side => ({ run, wall: [], reports: [] });
+  const ours = side(() => coldStart(on24, join(task, entry.file), entry.name, "tools"));
+  const withCache = side(() => coldStart(cached, join(task, entry.file), entry.name, "tools"));
+  const bare = side(() => coldStart(on24, empty, "handler", "any"));
+  await alternate([ours, withCache, bare], rounds.iterations, rounds.warmup);
+  const over = (s: Side) => round(median(s.wall) - median(bare.wall), 1);
+  return `on Node ${found.version} (the Lambda runtime's major version): difference of medians ${over(ours)} ms; with a V8 compile cache made by that Node (portable) ${over(withCache)} ms`;
 }
 
 /** Runs one cold start of `file` (export `name`) to completion; rejects on a failure or after the timeout. */
@@ -210,7 +274,7 @@ async function coldStart(
   extraArgs: string[] = [],
 ): Promise<Report> {
   const { stdout } = await runOk(
-    process.execPath,
+    launch.node ?? process.execPath,
     [...extraArgs, "--input-type=module", "-e", launch.script, file, name, expect],
     { cwd: launch.cwd, env: launch.env, timeoutMs: CHILD_TIMEOUT_MS },
   );
@@ -334,7 +398,8 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       wall: [],
       reports: [],
     };
-    await alternate([ours, bare, nodeOnly], ctx.quick ? 3 : 40, ctx.quick ? 1 : 3);
+    const rounds = { iterations: ctx.quick ? 3 : 40, warmup: ctx.quick ? 1 : 3 };
+    await alternate([ours, bare, nodeOnly], rounds.iterations, rounds.warmup);
 
     const cold: Stats = stats(ours.wall);
     const baseline: Stats = stats(bare.wall);
@@ -342,6 +407,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const of = (side: Side, key: keyof Report) => median(side.reports.map((r) => r[key]));
     const cpuDiff = round(of(ours, "cpuMs") - of(bare, "cpuMs"), 1);
     const profile = ctx.quick ? undefined : await profileColdStart(join(dir, "profiles"), start);
+    const node24Note = await onNode24(launch, dir, task, entry, empty, rounds);
     const zipKb = kb(packaged.zip.length);
     return [
       {
@@ -357,6 +423,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
           `inside the process (medians): import ${round(of(ours, "importMs"), 1)} ms (empty handler ${round(of(bare, "importMs"), 1)}), first tools/list ${round(of(ours, "requestMs"), 1)} ms`,
           `CPU time (user + system, all threads) ${round(of(ours, "cpuMs"), 1)} ms vs ${round(of(bare, "cpuMs"), 1)}: +${cpuDiff} ms`,
           `bare \`node -e 0\` p50 ${round(median(nodeOnly.wall), 1)} ms`,
+          node24Note,
           `the packaged environment (LOG_LEVEL ${packaged.environment.LOG_LEVEL ?? "unset"}, METRICS ${packaged.environment.METRICS ?? "unset"}) plus Lambda's variables`,
           profile,
         ]

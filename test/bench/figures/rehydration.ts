@@ -38,7 +38,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
         { context: testContext(10_000), bridge: async () => session.bridge },
       );
-      if (outcome.kind !== "single" || !("result" in outcome.reply)) throw new Error("bad reply");
+      if (outcome.kind !== "single" || !("result" in outcome.reply.message)) throw new Error("bad reply");
     };
     const [rehydrated, warmStats] = await interleave(
       () => request(container()),

@@ -28,18 +28,31 @@ export function errorReply(id: RequestId | null, code: number, message: string):
   return { jsonrpc: "2.0", id: id as RequestId, error: { code, message } };
 }
 
-/** Replies made by `serverFault`: known by identity, so no message text or client reply can pass for one. */
-const faults = new WeakSet<JSONRPCErrorResponse>();
-
-/** `-32603 Internal error` for a fault of the server (answered HTTP 500; the cause goes only to the log). */
-export function serverFault(id: RequestId | null): JSONRPCErrorResponse {
-  const reply = errorReply(id, ErrorCode.InternalError, "Internal error");
-  faults.add(reply);
-  return reply;
+/**
+ * One reply and what the server knows of it, carried beside it: whether it is a fault of the server
+ * (answered HTTP 500; only `serverFault` sets it, so no message text or client reply can pass for one),
+ * and at most how many bytes it takes once serialized, its id aside (set where a tool result is made,
+ * so that measuring it against the response limit costs no serialization).
+ */
+export interface Reply {
+  message: JSONRPCReply;
+  fault?: true;
+  bound?: number;
 }
 
-export function isServerFault(reply: JSONRPCReply): boolean {
-  return faults.has(reply as JSONRPCErrorResponse);
+/** `-32603 Internal error` for a fault of the server (answered HTTP 500; the cause goes only to the log). */
+export function serverFault(id: RequestId | null): Reply {
+  return { message: errorReply(id, ErrorCode.InternalError, "Internal error"), fault: true };
+}
+
+/** The method of each message of a payload (a message or a batch), "-" where there is none. */
+export function methodNamesIn(payload: unknown): string[] {
+  // Array.from: a payload is JSON, but a caller in the same process may hand over a sparse array.
+  const entries: unknown[] = Array.isArray(payload) ? Array.from(payload) : [payload];
+  return entries.map((entry) => {
+    const method = isPlainObject(entry) && Object.hasOwn(entry, "method") ? entry.method : undefined;
+    return typeof method === "string" ? method : "-";
+  });
 }
 
 export type Classified =
@@ -125,20 +138,6 @@ function invalidId(id: unknown): Classified {
 
 function invalid(id: RequestId | null, message: string): Classified {
   return { kind: "invalid", reply: errorReply(id, ErrorCode.InvalidRequest, message) };
-}
-
-/** Replies whose size the server bounded when it made them, by identity: measuring them would cost a serialization. */
-const bounds = new WeakMap<JSONRPCReply, number>();
-
-/** Records that `reply` takes at most `bytes` bytes once serialized, its id aside. */
-export function boundReply(reply: JSONRPCReply, bytes: number): JSONRPCReply {
-  bounds.set(reply, bytes);
-  return reply;
-}
-
-/** The bound recorded for `reply` (its id aside), if any. */
-export function replyBound(reply: unknown): number | undefined {
-  return typeof reply === "object" && reply !== null ? bounds.get(reply as JSONRPCReply) : undefined;
 }
 
 /** Results that never change, with their JSON, by identity: serialized once, not on every reply. */
