@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Context } from "aws-lambda";
 import type { Report } from "./metrics/report.js";
 import { boundedDebug } from "./metrics/requestLine.js";
+import type { Progress } from "./progress.js";
 import type { Trace } from "./tracing/trace.js";
 
 /**
@@ -45,6 +46,11 @@ export interface RequestContext {
    * bounded (see `boundedDebug`): a line stays well within CloudWatch's event size whatever was sent.
    */
   readonly debug?: DebugLog | undefined;
+  /**
+   * Where its layers say how far along they are (src/progress.ts); undefined unless the caller asked
+   * to be told (a tool call's `progressToken`).
+   */
+  readonly progress?: Progress | undefined;
 }
 
 /** A DEBUG log line: a message and its fields (never a credential; query text only here). */
@@ -134,8 +140,8 @@ export function timeLeft(context: Pick<RequestContext, "deadlineAt">): number {
 }
 
 /**
- * The same request with another deadline, reply size, report or trace; its signal is the request's,
- * asked for only on use.
+ * The same request with another deadline, reply size, report, trace or progress; its signal is the
+ * request's, asked for only on use.
  */
 class Derived implements RequestContext {
   constructor(
@@ -144,6 +150,7 @@ class Derived implements RequestContext {
     readonly replyBytes: number,
     readonly report: Report | undefined = request.report,
     readonly trace: Trace | undefined = request.trace,
+    readonly progress: Progress | undefined = request.progress,
   ) {}
 
   get principal(): string | undefined {
@@ -176,6 +183,18 @@ export function withReport(context: RequestContext, report: Report | undefined):
 /** The same request, whose layers open their X-Ray subsegments in `trace` (one tool call's, say). */
 export function withTrace(context: RequestContext, trace: Trace | undefined): RequestContext {
   return new Derived(context, context.deadlineAt, context.replyBytes, context.report, trace);
+}
+
+/** The same request, whose layers tell `progress` how far along they are (one tool call's caller, say). */
+export function withProgress(context: RequestContext, progress: Progress | undefined): RequestContext {
+  return new Derived(
+    context,
+    context.deadlineAt,
+    context.replyBytes,
+    context.report,
+    context.trace,
+    progress,
+  );
 }
 
 /** One of `parts` requests answered together: each reply gets an equal part of the response. */
@@ -218,6 +237,10 @@ class Cancellable implements RequestContext {
 
   get debug(): DebugLog | undefined {
     return this.request.debug;
+  }
+
+  get progress(): Progress | undefined {
+    return this.request.progress;
   }
 
   get signal(): AbortSignal {

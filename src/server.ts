@@ -17,9 +17,18 @@ import { forPlainPrometheus, instructionsFor, toolsNamed } from "../tools/index.
 import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import type { Config } from "./config.js";
-import { type Invocation, withCancellation, withMargin, withReport, withTrace } from "./context.js";
+import {
+  type Invocation,
+  type RequestContext,
+  withCancellation,
+  withMargin,
+  withProgress,
+  withReport,
+  withTrace,
+} from "./context.js";
 import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
+import { type Progress, ProgressNotifier } from "./progress.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
 import { constantResult } from "./protocol/jsonrpc.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
@@ -214,7 +223,10 @@ async function answerToolCall(
   const call: ToolCall = {
     settings: options.settings,
     upstream: options.upstream,
-    context: withCancellation(withMargin(tracing, TOOL_DEADLINE_MARGIN_MS), extra.signal),
+    context: withCancellation(
+      withMargin(toldProgress(tracing, request, extra), TOOL_DEADLINE_MARGIN_MS),
+      extra.signal,
+    ),
     budget: resultBudget(options, context.replyBytes),
   };
   const startedAt = performance.now();
@@ -228,6 +240,28 @@ async function answerToolCall(
   const { result, replyBytes } = rendered as Rendered;
   if (replyBytes !== undefined) forwarded.boundReply(extra.requestId, replyBytes);
   return result;
+}
+
+/**
+ * The call's context, telling its caller how far along it is when the call carries a `progressToken`:
+ * each step (the query sent, Prometheus answering, a retry, cutting) and the answer as it is read, as
+ * `notifications/progress` on the request's own stream (stdio writes them at once; a buffered HTTP
+ * response has nowhere to put them, and drops them).
+ */
+function toldProgress(
+  context: RequestContext,
+  request: z.output<typeof CallToolRequestSchema>,
+  extra: Extra,
+): RequestContext {
+  const progressToken = request.params._meta?.progressToken;
+  if (progressToken === undefined) return context;
+  const notifier = new ProgressNotifier(({ progress, message }) => {
+    // The caller may be gone (a closed transport): progress is a courtesy, never a failure.
+    extra
+      .sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
+      .catch(() => undefined);
+  });
+  return withProgress(context, notifier);
 }
 
 /**
@@ -284,7 +318,7 @@ async function callTool(
   call.context.debug?.("tool called", { tool: tool.name, arguments: parsed.data });
   try {
     const result = await tool.run(parsed.data, call);
-    return await render(result, call.budget, options.pythonLayout ? 2 : undefined);
+    return await render(result, call.budget, options.pythonLayout ? 2 : undefined, call.context.progress);
   } catch (error) {
     if (error instanceof ToolError) {
       failure.kind = error.kind;
@@ -328,7 +362,7 @@ export async function renderToolResult(
   budget: Budget,
   indent?: number,
 ): Promise<CallToolResult> {
-  return (await render(result, budget, indent)).result;
+  return (await render(result, budget, indent, undefined)).result;
 }
 
 /** A tool's result as MCP content, and the most bytes its JSON-RPC reply takes (id aside). */
@@ -345,6 +379,7 @@ async function render(
   result: Record<string, unknown> | Fittable,
   budget: Budget,
   indent: number | undefined,
+  progress: Progress | undefined,
 ): Promise<Rendered> {
   if (!isFittable(result)) {
     const text = JSON.stringify(result, null, indent);
@@ -352,7 +387,7 @@ async function render(
   }
   let asked = budget;
   for (let attempt = 1; ; attempt++) {
-    const whole = await result.fit(asked, { indent });
+    const whole = await result.fit(asked, { indent }, progress);
     // The Python layout (PYTHON_COMPAT) is the Python server's, which gave no hints.
     const fitted = indent === undefined ? whole : { ...whole, hint: undefined };
     const text = JSON.stringify(fitted.value, null, indent);

@@ -15,3 +15,13 @@ export function cutText(text: string, max: number, marker = "…"): string {
 function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }
+
+/** `1234567` → `1,234,567`: numbers a person or a model reads. */
+export function formatCount(count: number): string {
+  return count.toLocaleString("en-US");
+}
+
+/** A size for a person: `42.1 MB` from a million bytes up, else `640 kB` (decimal units, as HTTP tools show them). */
+export function formatSize(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${formatCount(Math.round(bytes / 1e3))} kB`;
+}

@@ -34,20 +34,31 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /**
  * Streams a 2xx answer through the scanner into the sink: memory holds one element at a time. A body
  * that is not a success envelope comes back as text, for the caller to report. `answer` names the
- * answer in messages ("Prometheus's answer at <URL>").
+ * answer in messages ("Prometheus's answer at <URL>"). `onRead`, when given, hears after each chunk
+ * how many bytes and elements have been read (the caller's progress).
  */
 export async function readAnswer<T>(
   response: Response,
   answer: string,
   sink: AnswerSink<T>,
   maxAnswerBytes: number,
+  onRead?: (bytes: number, elements: number) => void,
 ): Promise<Read<T>> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > maxAnswerBytes) {
     await response.body?.cancel();
     throw tooLarge(answer, maxAnswerBytes, `${formatBytes(declared)} declared`);
   }
-  const scanner = new AnswerScanner((bytes) => sink.element(bytes), sink.format);
+  // Elements are counted only for a caller told of the reading (`onRead`): the usual path stays as it was.
+  let elements = 0;
+  const element =
+    onRead === undefined
+      ? (bytes: Uint8Array) => sink.element(bytes)
+      : (bytes: Uint8Array) => {
+          elements += 1;
+          sink.element(bytes);
+        };
+  const scanner = new AnswerScanner(element, sink.format);
   const reader = response.body?.getReader();
   // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
   // page) is reported with.
@@ -63,6 +74,7 @@ export async function readAnswer<T>(
         await reader?.cancel();
         throw tooLarge(answer, maxAnswerBytes, `more than ${formatBytes(maxAnswerBytes)} read`);
       }
+      onRead?.(scanner.bytesRead, elements);
     }
     const envelope = scanner.end();
     if (sink.format?.bare === true && Array.isArray(envelope)) {

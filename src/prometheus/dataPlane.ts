@@ -54,11 +54,15 @@ export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 type Fetch = typeof fetch;
 
-/** An outcome worth another attempt, with the error to report if no attempt is left. */
+/**
+ * An outcome worth another attempt, with the error to report if no attempt is left and, for the
+ * caller's progress, the reason in a few words (`HTTP 503`).
+ */
 class Retryable extends Error {
   constructor(
     message: string,
     readonly kind: "unreachable" | "upstream_failed" | "timeout",
+    readonly reason: string,
   ) {
     super(message);
   }
@@ -210,6 +214,8 @@ export class DataPlane {
       );
     }
     const fetcher = await this.fetcherFor(call);
+    const who = call.service ?? "Prometheus";
+    call.context.progress?.step(`Asked ${who} (${where})`);
 
     for (let attempt = 0; ; attempt++) {
       tally?.attempted();
@@ -233,10 +239,14 @@ export class DataPlane {
             error.kind,
           );
         }
+        const wait = (delay / 1000).toFixed(1);
+        call.context.progress?.step(
+          `Attempt ${attempt + 2} of ${maxAttempts} after ${error.reason} from ${who}, in ${wait} s`,
+        );
         try {
           await sleep(delay, undefined, { signal: call.context.signal });
         } catch {
-          throw cancelled(call.service ?? "Prometheus", where);
+          throw cancelled(who, where);
         }
       }
     }
@@ -319,7 +329,11 @@ async function attemptOnce<T>(
         );
       }
       const { sink, maxAnswerBytes } = startReading();
-      const read = await readAnswer(response, `${who}'s answer at ${where}`, sink, maxAnswerBytes);
+      const progress = call.context.progress;
+      progress?.step(`${who} is answering (HTTP ${response.status})`);
+      const onRead =
+        progress && ((bytes: number, elements: number) => progress.reading(bytes, elements, who));
+      const read = await readAnswer(response, `${who}'s answer at ${where}`, sink, maxAnswerBytes, onRead);
       return read.ok ? read.value : interpretFailure(who, response.status, read.body, where, refusal);
     } catch (error) {
       if (error instanceof ToolError || error instanceof Retryable) throw error;
@@ -329,10 +343,15 @@ async function attemptOnce<T>(
         ms: Math.round((performance.now() - startedAt) * 100) / 100,
       });
       if (abortedByDeadline(signal)) {
-        throw new Retryable(`${who} did not answer within ${timeoutMs} ms (${where}).`, "timeout");
+        throw new Retryable(
+          `${who} did not answer within ${timeoutMs} ms (${where}).`,
+          "timeout",
+          `no answer within ${timeoutMs} ms`,
+        );
       }
       if (signal.aborted) throw cancelled(who, where);
-      throw new Retryable(`Could not reach ${who} at ${where}: ${networkCause(error)}.`, "unreachable");
+      const cause = networkCause(error);
+      throw new Retryable(`Could not reach ${who} at ${where}: ${cause}.`, "unreachable", cause);
     }
   } finally {
     end();
@@ -366,6 +385,7 @@ function interpretFailure(
     throw new Retryable(
       `${who} failed with HTTP ${status} at ${where}${detail ? `: ${detail}` : ""}`,
       "upstream_failed",
+      `HTTP ${status}`,
     );
   if (typeof envelope?.errorType === "string") {
     throw new Rejected(`${who} rejected the query (HTTP ${status}) ${detail}`, status, detail);

@@ -1,4 +1,8 @@
+import type { Progress } from "../progress.js";
+import { formatCount } from "../text.js";
 import { estimateTokens, TokenTally } from "./tokens.js";
+
+export { formatCount };
 
 /** What a piece of a result's text costs: its estimated tokens (see ./tokens.ts) and its UTF-8 bytes. */
 export interface Cost {
@@ -32,8 +36,9 @@ export interface Fittable {
    * The result as it is when it fits the budget; else cut to fit it, its first key `truncated`. The
    * cut is measured piece by piece with the estimator, so the caller checks the whole text and asks
    * again with less if it is over. Can be called again: each call starts from everything read.
+   * `progress`, when the caller asked to be told, hears when cutting begins.
    */
-  fit(budget: Budget, layout: Layout): Promise<Fitted>;
+  fit(budget: Budget, layout: Layout, progress?: Progress): Promise<Fitted>;
 }
 
 export interface Fitted {
@@ -160,11 +165,6 @@ export function budgetWords(budget: Budget): string {
   return budget.bytes < 3 * budget.tokens
     ? `${tokens} (and this reply's ${formatCount(budget.bytes)} bytes)`
     : tokens;
-}
-
-/** `1234567` → `1,234,567`: numbers a model reads in a note. */
-export function formatCount(count: number): string {
-  return count.toLocaleString("en-US");
 }
 
 /** How many of the first entries fit in `room`, given the running totals of writing them (Measure.totals). */

@@ -1,4 +1,5 @@
 import { formatDuration, type Suggestion } from "../promql/advice.js";
+import { formatSize } from "../text.js";
 import { type Budget, budgetWords, formatCount } from "./fit.js";
 import { SIGNIFICANT_DIGITS } from "./numbers.js";
 import type { Order } from "./ranking.js";
@@ -28,8 +29,8 @@ export function cutNote(facts: CutFacts): string {
   const what = facts.range ? "series" : "samples";
   const { series, points, bytes } = facts.total;
   const totals = facts.range
-    ? `${formatCount(series)} series (${formatCount(points)} points, ${megabytes(bytes)})`
-    : `${formatCount(series)} samples (${megabytes(bytes)})`;
+    ? `${formatCount(series)} series (${formatCount(points)} points, ${formatSize(bytes)})`
+    : `${formatCount(series)} samples (${formatSize(bytes)})`;
   const why =
     facts.cutBy === "limit"
       ? `Cut to limit=${facts.limit}: Prometheus answered ${totals}.`
@@ -49,8 +50,4 @@ export function cutNote(facts: CutFacts): string {
   const next = facts.suggestions.map((s) => (s.query === undefined ? s.text : `${s.text}: ${s.query}`));
   next.push(`order=${facts.order === "unusual" ? "highest or lowest" : "unusual"} ranks differently`);
   return `${why} ${table}; ${shown}${how}. To see more: ${next.join("; ")}.`;
-}
-
-function megabytes(bytes: number): string {
-  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${formatCount(Math.round(bytes / 1e3))} kB`;
 }

@@ -1,14 +1,18 @@
 import { isPlainObject, parseJsonBytes } from "../json.js";
+import type { Progress } from "../progress.js";
+import { formatSize } from "../text.js";
 import { describeCut } from "./cut.js";
 import { Description } from "./description.js";
 import {
   addCost,
   type Budget,
+  budgetWords,
   type Cost,
   costOfText,
   type Fittable,
   type Fitted,
   fitsIn,
+  formatCount,
   type Layout,
   Measure,
 } from "./fit.js";
@@ -144,13 +148,15 @@ export class QueryResult implements Fittable {
 
   /** The whole answer's elements have been described too (once, on the first cut). */
   private wholeDescribed = false;
+  /** The caller has been told that cutting began (once, however many times it is fitted). */
+  private cutTold = false;
 
   /** Prometheus's `data` as received, without its elements: what the tool checks the shape of. */
   get shape(): Record<string, unknown> {
     return { ...this.data, result: [] };
   }
 
-  async fit(budget: Budget, layout: Layout): Promise<Fitted> {
+  async fit(budget: Budget, layout: Layout, progress?: Progress): Promise<Fitted> {
     const { resultType } = this.data;
     const odd = this.odd.map((entry) => entry.value);
     // A scalar's or string's pair is a handful of bytes: never cut.
@@ -174,6 +180,10 @@ export class QueryResult implements Fittable {
         return fitsIn(withHint, budget) ? { value, hint } : { value };
       }
     }
+    if (!this.cutTold) {
+      this.cutTold = true;
+      progress?.step(this.cutStep(budget));
+    }
     if (whole !== undefined && !this.wholeDescribed) {
       for (const held of whole.values) this.description.add(held);
       this.wholeDescribed = true;
@@ -188,6 +198,13 @@ export class QueryResult implements Fittable {
       layout,
     });
     return { value };
+  }
+
+  /** What the caller is told as cutting begins: how much came back, and what the cut keeps. */
+  private cutStep(budget: Budget): string {
+    const { series, bytes } = this.total;
+    const what = this.asked.range === undefined ? "samples" : "series";
+    return `Cutting the answer to the ${budgetWords(budget)}: ${formatCount(series)} ${what} (${formatSize(bytes)}) came back; keeping statistics for every one and the most unusual`;
   }
 
   private fitsWhole(

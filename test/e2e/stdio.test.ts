@@ -13,6 +13,7 @@ import {
   type RunningPrometheus,
   startPrometheus,
 } from "../support/prometheus.js";
+import { startSlowProxy } from "../support/slowProxy.js";
 
 // The stdio entry (`npm run -s stdio`, the `prometheus-mcp-stdio` bin) as an MCP client spawns it:
 // the bundle `npm ci` builds (the `prepare` script), rebuilt here from the working tree, run as the
@@ -512,4 +513,120 @@ describe.skipIf(!prometheusAvailable())("stdio entry against a real Prometheus",
     ]);
     expect(answered.filter((log) => log.outcome === "cancelled")).toHaveLength(1);
   });
+});
+
+describe.skipIf(!prometheusAvailable())("stdio entry: a slow query a person can watch", () => {
+  let prometheus: RunningPrometheus;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus();
+  }, 120_000);
+
+  afterAll(async () => {
+    await prometheus?.close();
+  });
+
+  // Every series of the dataset over its hour: about 4,000 tokens, so a 1,000-token budget cuts it.
+  const RANGE = {
+    query: '{__name__=~"test_.+|probe_success"}',
+    start: String(DATASET.start),
+    end: String(DATASET.end),
+    step: "15",
+  };
+
+  it("tells a slow range query's steps as they happen (asked, a retry after 503, answering, reading, cutting), then answers", async () => {
+    const proxy = await startSlowProxy(prometheus.url, {
+      failFirst: 1,
+      headersAfterMs: 300,
+      chunkBytes: 1024,
+      chunkEveryMs: 120,
+    });
+    const client = await connect({
+      PROMETHEUS_URL: proxy.url,
+      PROMETHEUS_AUTH: "none",
+      MAX_RESULT_TOKENS: "1000",
+    });
+    try {
+      const told: Array<{ progress: number; message?: string; at: number }> = [];
+      const startedAt = Date.now();
+      const result = (await client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE }, undefined, {
+        onprogress: (update) => told.push({ ...update, at: Date.now() }),
+        timeout: 60_000,
+      })) as {
+        isError?: boolean;
+        structuredContent: { truncated?: unknown; series_stats?: { rows: unknown[] } };
+      };
+      const answeredAt = Date.now();
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent.truncated).toBeDefined();
+      expect(result.structuredContent.series_stats?.rows).toHaveLength(4);
+
+      const messages = told.map((update) => update.message ?? "");
+      expect(told.length, messages.join("\n")).toBeGreaterThanOrEqual(5);
+      // Strictly increasing, as MCP requires, and all of it before the result.
+      expect(told.map((update) => update.progress)).toStrictEqual(told.map((_, i) => i + 1));
+      for (const update of told) expect(update.at).toBeLessThanOrEqual(answeredAt);
+      expect(messages[0]).toMatch(/^Asked Prometheus \(.*\/api\/v1\/query_range\)$/);
+      expect(messages).toContainEqual(
+        expect.stringMatching(/^Attempt 2 of 3 after HTTP 503 from Prometheus, in \d+\.\d s$/),
+      );
+      expect(messages).toContainEqual("Prometheus is answering (HTTP 200)");
+      const reading = messages.filter((message) => message.startsWith("Reading Prometheus's answer: "));
+      // The body trickles in over a second or more: several updates, but never more than four a second.
+      expect(reading.length).toBeGreaterThanOrEqual(2);
+      const readingSeconds = (answeredAt - startedAt) / 1000;
+      expect(reading.length).toBeLessThanOrEqual(4 * readingSeconds + 1);
+      expect(reading.at(-1)).toMatch(/^Reading Prometheus's answer: (\d+ entr(y|ies), )?\d+ kB so far$/);
+      expect(messages.at(-1)).toMatch(
+        /^Cutting the answer to the 1,000-token budget: 4 series \(\d+ kB\) came back; keeping statistics for every one and the most unusual$/,
+      );
+      // The order a person reads them in: asked, retried, answering, reading, cutting.
+      const first = (pattern: RegExp) => messages.findIndex((message) => pattern.test(message));
+      expect(first(/^Attempt 2/)).toBeLessThan(first(/is answering/));
+      expect(first(/is answering/)).toBeLessThan(first(/^Reading/));
+      expect(first(/^Reading/)).toBeLessThan(first(/^Cutting/));
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it("sends progress only to a call that carries a progressToken; the answer is the same either way", async () => {
+    const proxy = await startSlowProxy(prometheus.url, { chunkBytes: 2048, chunkEveryMs: 300 });
+    const session = startSession({ PROMETHEUS_URL: proxy.url, PROMETHEUS_AUTH: "none" });
+    try {
+      const call = (id: number, meta?: object) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          name: "ExecuteRangeQuery",
+          arguments: RANGE,
+          ...(meta === undefined ? {} : { _meta: meta }),
+        },
+      });
+      await session.write(lines(INITIALIZE, INITIALIZED));
+      await session.reply(1);
+      await session.write(lines(call(2)));
+      const plain = await session.reply(2);
+      const before = session.replies.length;
+      await session.write(lines(call(3, { progressToken: "watch-3" })));
+      const watched = await session.reply(3);
+      const notifications = session.replies as unknown as Array<{
+        method?: string;
+        params?: { progressToken?: unknown };
+      }>;
+      const progress = notifications.filter((message) => message.method === "notifications/progress");
+      expect(progress.length).toBeGreaterThanOrEqual(3);
+      // Every one of them came with the call that asked, each naming its token.
+      expect(
+        notifications.slice(0, before).some((message) => message.method === "notifications/progress"),
+      ).toBe(false);
+      for (const message of progress) expect(message.params?.progressToken).toBe("watch-3");
+      expect(watched.result).toStrictEqual(plain.result);
+    } finally {
+      await session.end();
+      await proxy.close();
+    }
+  }, 60_000);
 });

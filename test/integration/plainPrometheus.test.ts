@@ -130,6 +130,28 @@ describe.skipIf(!prometheusAvailable())("a plain Prometheus, called", () => {
     await prometheus?.close();
   });
 
+  it("over HTTP a call with a progressToken gets the same one JSON body (a buffered response has nowhere to put progress)", async () => {
+    const range = {
+      query: '{__name__=~"test_.+|probe_success"}',
+      start: String(DATASET.start),
+      end: String(DATASET.end),
+      step: "60",
+    };
+    const body = (meta?: object) => ({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "ExecuteRangeQuery", arguments: range, ...(meta === undefined ? {} : { _meta: meta }) },
+    });
+    const plain = await postMcp(handler, body());
+    const watched = await postMcp(handler, body({ progressToken: 7 }));
+    expect(plain.statusCode).toBe(200);
+    expect(JSON.parse(plain.body).result.isError).toBeFalsy();
+    expect(watched.statusCode).toBe(200);
+    expect(watched.headers["Content-Type"]).toBe("application/json");
+    expect(watched.body).toBe(plain.body);
+  });
+
   it("a call still passing region, profile or workspace_id (a shared client configuration) is served, the same", async () => {
     const query = { query: "count(test_temperature_celsius)", time: at };
     const plain = await call(handler, "ExecuteQuery", query);
