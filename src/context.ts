@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "aws-lambda";
 import type { Report } from "./metrics/report.js";
 import { boundedDebug } from "./metrics/requestLine.js";
@@ -51,6 +52,11 @@ export interface RequestContext {
    * to be told (a tool call's `progressToken`).
    */
   readonly progress?: Progress | undefined;
+  /**
+   * Where notifications about this request go as they happen (progress, on a streamed answer); undefined
+   * where they could go nowhere (one buffered JSON body), and then they are not even made.
+   */
+  readonly notify?: ((notification: JSONRPCNotification) => void) | undefined;
 }
 
 /** A DEBUG log line: a message and its fields (never a credential; query text only here). */
@@ -151,6 +157,7 @@ class Derived implements RequestContext {
     readonly report: Report | undefined = request.report,
     readonly trace: Trace | undefined = request.trace,
     readonly progress: Progress | undefined = request.progress,
+    readonly notify: RequestContext["notify"] = request.notify,
   ) {}
 
   get principal(): string | undefined {
@@ -197,6 +204,15 @@ export function withProgress(context: RequestContext, progress: Progress | undef
   );
 }
 
+/** The same request, whose notifications (progress) go to `notify` as they happen: a streamed answer's. */
+export function withNotifications(
+  context: RequestContext,
+  notify: (notification: JSONRPCNotification) => void,
+): RequestContext {
+  const { deadlineAt, replyBytes, report, trace, progress } = context;
+  return new Derived(context, deadlineAt, replyBytes, report, trace, progress, notify);
+}
+
 /** One of `parts` requests answered together: each reply gets an equal part of the response. */
 export function withShareOfReply(context: RequestContext, parts: number): RequestContext {
   return new Derived(context, context.deadlineAt, Math.floor(context.replyBytes / Math.max(1, parts)));
@@ -241,6 +257,10 @@ class Cancellable implements RequestContext {
 
   get progress(): Progress | undefined {
     return this.request.progress;
+  }
+
+  get notify(): RequestContext["notify"] {
+    return this.request.notify;
   }
 
   get signal(): AbortSignal {

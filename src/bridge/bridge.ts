@@ -1,6 +1,6 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, ProgressToken } from "@modelcontextprotocol/sdk/types.js";
 import { type RequestContext, timeLeft } from "../context.js";
 import {
   ErrorCode,
@@ -45,6 +45,8 @@ interface Pending {
   sent: boolean;
   /** The most bytes the server said its reply takes. */
   bound?: number;
+  /** The `progressToken` the caller sent, when its progress has somewhere to go (`context.notify`). */
+  progressToken?: ProgressToken;
 }
 
 /**
@@ -170,7 +172,36 @@ export class Bridge implements ForwardedRequests {
     if (!entry) return;
     entry.sent = true;
     this.sending++;
-    this.send({ ...entry.request, id: privateId }).catch(() => this.settle(privateId, undefined));
+    this.send(this.forwarded(entry, privateId)).catch(() => this.settle(privateId, undefined));
+  }
+
+  /**
+   * The request as the server gets it: under its private id and, when it asks for progress, a private
+   * `progressToken` too (the private id: two callers of one shared server may well send the same
+   * token). Where its progress can go nowhere (no `context.notify`: a buffered answer) the token is
+   * dropped, so the server does not make progress no one reads.
+   */
+  private forwarded(entry: Pending, privateId: number): JSONRPCRequest {
+    const params = entry.request.params;
+    const meta = params?._meta;
+    if (params === undefined || meta === undefined || !Object.hasOwn(meta, "progressToken")) {
+      return { ...entry.request, id: privateId };
+    }
+    const { progressToken, ...otherMeta } = meta;
+    const told = entry.context.notify !== undefined && progressToken !== undefined;
+    if (told) entry.progressToken = progressToken;
+    const kept = told ? { ...otherMeta, progressToken: privateId } : otherMeta;
+    const { _meta: _dropped, ...otherParams } = params;
+    const withMeta = Object.keys(kept).length > 0 ? { ...otherParams, _meta: kept } : otherParams;
+    return { ...entry.request, id: privateId, params: withMeta };
+  }
+
+  /** A server's progress about a request still pending, passed on to its caller under the caller's own token. */
+  private relayProgress(message: JSONRPCNotification): void {
+    const privateToken = message.params?.progressToken;
+    const entry = typeof privateToken === "number" ? this.pending.get(privateToken) : undefined;
+    if (entry?.progressToken === undefined) return;
+    entry.context.notify?.({ ...message, params: { ...message.params, progressToken: entry.progressToken } });
   }
 
   private receive(message: JSONRPCMessage): void {
@@ -183,6 +214,8 @@ export class Bridge implements ForwardedRequests {
           "This client cannot receive server requests",
         );
         void this.send(refusal).catch(() => undefined);
+      } else if (message.method === "notifications/progress") {
+        this.relayProgress(message);
       }
       return;
     }

@@ -1,8 +1,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 
-/** A minimal MCP server for bridge tests: `echo` returns its marker after a delay; `sleep` never finishes early. */
-export function echoServer(aborted: string[] = []): McpServer {
+/**
+ * A minimal MCP server for bridge tests: `echo` returns its marker after a delay; `sleep` never finishes
+ * early; `count` sends `times` progress notifications (the token it saw goes to `tokens`), then answers.
+ */
+export function echoServer(aborted: string[] = [], tokens: unknown[] = []): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" }, { capabilities: { logging: {} } });
   server.registerTool(
     "echo",
@@ -26,5 +29,21 @@ export function echoServer(aborted: string[] = []): McpServer {
     });
     return { content: [{ type: "text", text: extra.signal.aborted ? "aborted" : "slept" }] };
   });
+  server.registerTool(
+    "count",
+    { inputSchema: { times: z.number().int().min(0) } },
+    async ({ times }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      tokens.push(progressToken);
+      for (let progress = 1; progressToken !== undefined && progress <= times; progress++) {
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken, progress, total: times, message: `step ${progress}` },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return { content: [{ type: "text", text: `counted ${times}` }] };
+    },
+  );
   return server;
 }

@@ -1,8 +1,10 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Bridge, MAX_IN_FLIGHT } from "../../src/bridge/bridge.js";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
+import { withNotifications } from "../../src/context.js";
 import { constantResult, replyJson } from "../../src/protocol/jsonrpc.js";
 import { testContext } from "../helpers/context.js";
 import { echoServer } from "../helpers/echoServer.js";
@@ -280,5 +282,87 @@ describe("constant results", () => {
       { jsonrpc: "2.0" as const, id: 3, error: { code: -32602, message: "bad" } },
     ];
     for (const reply of replies) expect(replyJson(reply)).toBe(JSON.stringify(reply));
+  });
+});
+
+describe("progress through a bridge", () => {
+  const count = (id: number, times: number, progressToken?: string | number) => ({
+    jsonrpc: "2.0" as const,
+    id,
+    method: "tools/call",
+    params: {
+      name: "count",
+      arguments: { times },
+      ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+    },
+  });
+
+  it("passes each request's progress to its own caller under the caller's token, however many share it", async () => {
+    const seen: unknown[] = [];
+    const bridge = await Bridge.open(() => echoServer([], seen));
+    const heard = { a: [] as JSONRPCNotification[], b: [] as JSONRPCNotification[] };
+    const [a, b] = await Promise.all([
+      bridge.request(
+        count(1, 3, "same"),
+        withNotifications(testContext(), (n) => heard.a.push(n)),
+      ),
+      bridge.request(
+        count(1, 2, "same"),
+        withNotifications(testContext(), (n) => heard.b.push(n)),
+      ),
+    ]);
+    expect(a?.message).toMatchObject({ id: 1, result: { content: [{ text: "counted 3" }] } });
+    expect(b?.message).toMatchObject({ id: 1, result: { content: [{ text: "counted 2" }] } });
+    const told = (notifications: JSONRPCNotification[]) =>
+      notifications.map(({ method, params }) => ({ method, ...params }));
+    expect(told(heard.a)).toStrictEqual(
+      [1, 2, 3].map((progress) => ({
+        method: "notifications/progress",
+        progressToken: "same",
+        progress,
+        total: 3,
+        message: `step ${progress}`,
+      })),
+    );
+    expect(heard.b.map((n) => n.params?.progress)).toStrictEqual([1, 2]);
+    // The server saw private tokens, one per request, never the callers'.
+    expect(seen).toHaveLength(2);
+    expect(new Set(seen).size).toBe(2);
+    expect(seen).not.toContain("same");
+    await bridge.close();
+  });
+
+  it("drops the token of a request whose progress could go nowhere: the server is not asked to make any", async () => {
+    const seen: unknown[] = [];
+    const bridge = await Bridge.open(() => echoServer([], seen));
+    const reply = await bridge.request(count(4, 3, "unheard"), testContext());
+    expect(reply.message).toMatchObject({ id: 4, result: { content: [{ text: "counted 3" }] } });
+    expect(seen).toStrictEqual([undefined]);
+    await bridge.close();
+  });
+
+  it("keeps a request's other _meta as it was", async () => {
+    const metas: unknown[] = [];
+    const server = new McpServer({ name: "meta", version: "1" });
+    server.registerTool("meta", { inputSchema: {} }, async (_args, extra) => {
+      metas.push(extra._meta);
+      return { content: [{ type: "text", text: "ok" }] };
+    });
+    const bridge = await Bridge.open(() => server);
+    const call = (id: number, _meta: Record<string, unknown>) => ({
+      jsonrpc: "2.0" as const,
+      id,
+      method: "tools/call",
+      params: { name: "meta", arguments: {}, _meta },
+    });
+    await bridge.request(call(1, { progressToken: 9, "example.com/trace": "t1" }), testContext());
+    await bridge.request(
+      call(2, { progressToken: 9, "example.com/trace": "t2" }),
+      withNotifications(testContext(), () => undefined),
+    );
+    expect(metas[0]).toStrictEqual({ "example.com/trace": "t1" });
+    expect(metas[1]).toMatchObject({ "example.com/trace": "t2" });
+    expect((metas[1] as { progressToken: unknown }).progressToken).not.toBe(9);
+    await bridge.close();
   });
 });
