@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { closeServer, listenLoopback } from "./net.js";
+import { listenRecording, type RecordingServer } from "./net.js";
 
 export { refusedUrl } from "./net.js";
 
@@ -9,13 +9,8 @@ export type FaultStep =
   /** Accept the request and never answer (the connection is dropped on close). */
   | { hang: true };
 
-export interface FaultServer {
-  /** Base URL (`http://127.0.0.1:<port>`); any path is served by the script. */
-  url: string;
-  /** Path and query of every request received, in order. */
-  readonly requests: readonly string[];
-  close(): Promise<void>;
-}
+/** The server: its base URL (`http://127.0.0.1:<port>`; any path is served by the script) and the requests it got. */
+export type FaultServer = RecordingServer;
 
 /** A Prometheus API success body, as /api/v1/query would send it. */
 export function successBody(data: unknown = { resultType: "vector", result: [] }): unknown {
@@ -44,16 +39,5 @@ export async function startFaultServer(steps: FaultStep[]): Promise<FaultServer>
     res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
     res.end(body);
   });
-  const url = await listenLoopback(server);
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    get requests() {
-      return requests;
-    },
-    close() {
-      closing ??= closeServer(server);
-      return closing;
-    },
-  };
+  return listenRecording(server, requests);
 }

@@ -35,3 +35,27 @@ export async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }
+
+/** A server listening on 127.0.0.1 that records the requests it gets: its URL, them, and a close that runs once. */
+export interface RecordingServer {
+  url: string;
+  /** Path and query of every request received, in order. */
+  readonly requests: readonly string[];
+  close(): Promise<void>;
+}
+
+/** Starts `server` on 127.0.0.1 (see listenLoopback); `requests` is the list its handler records into. */
+export async function listenRecording(server: Server, requests: readonly string[]): Promise<RecordingServer> {
+  const url = await listenLoopback(server);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    get requests() {
+      return requests;
+    },
+    close() {
+      closing ??= closeServer(server);
+      return closing;
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { closeServer, listenLoopback } from "./net.js";
+import { listenRecording, type RecordingServer } from "./net.js";
 
 /** How the proxy slows what passes through it. */
 export interface Slowness {
@@ -14,13 +14,8 @@ export interface Slowness {
   chunkEveryMs?: number;
 }
 
-export interface SlowProxy {
-  /** Base URL (`http://127.0.0.1:<port>`), standing in for the upstream's. */
-  url: string;
-  /** Path and query of every request received, in order. */
-  readonly requests: readonly string[];
-  close(): Promise<void>;
-}
+/** The proxy: its base URL (`http://127.0.0.1:<port>`, standing in for the upstream's) and the requests it got. */
+export type SlowProxy = RecordingServer;
 
 /**
  * A proxy on 127.0.0.1 in front of a real Prometheus (`upstream`) that answers as it does, only
@@ -55,16 +50,5 @@ export async function startSlowProxy(upstream: string, slowness: Slowness): Prom
       res.destroy();
     }
   });
-  const url = await listenLoopback(server);
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    get requests() {
-      return requests;
-    },
-    close() {
-      closing ??= closeServer(server);
-      return closing;
-    },
-  };
+  return listenRecording(server, requests);
 }
