@@ -2,20 +2,12 @@ import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { Config } from "./config.js";
 import { buildContainer, type Container, type Dependencies } from "./container.js";
+import { type RequestContext, withNotifications } from "./context.js";
 import { type HttpRequest, normalizeEvent } from "./http/event.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { lastResort } from "./lastResort.js";
-import {
-  elapsedSince,
-  loggedClient,
-  loggedMethod,
-  loggedPath,
-  loggedPrincipal,
-  reported,
-  summarizeMethods,
-  toolFields,
-} from "./requestLog.js";
+import * as log from "./requestLog.js";
 import { type Answer, httpAnswer } from "./routes/answer.js";
 import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
@@ -35,22 +27,27 @@ export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
  * @example
  * ```ts
  * export const handler = createHandler(configFromEnvironment());
- * const local = createHandler(loadConfig({ PROMETHEUS_URL: "http://127.0.0.1:9090", PROMETHEUS_AUTH: "none" }));
  * ```
  */
 export function createHandler(config: Config, dependencies: Dependencies = {}): Handler {
   const container = buildContainer(config, dependencies);
+  const route = routerFor(container);
+  const handler = (event: unknown, lambda: Context) => route(event, lambda, undefined);
+  return middy(handler).onError(lastResort(container));
+}
+
+/** The request's path from the event to its answer, in one container; `notify` for a streamed answer. */
+export function routerFor(container: Container) {
   const { tracing } = container;
-  async function route(event: unknown, lambda: Context): Promise<unknown> {
+  return async (event: unknown, lambda: Context, notify: RequestContext["notify"]): Promise<unknown> => {
     const request = normalizeEvent(event);
     const correlationId = container.correlationIdOf(request, lambda);
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"
-        ? answerHttp(container, request, lambda, correlationId, trace)
+        ? answerHttp(container, request, lambda, correlationId, trace, notify)
         : answerInvocation(container, request.payload, lambda, correlationId, trace);
     return tracing === undefined ? answer(undefined) : inInvocation(await tracing, answer);
-  }
-  return middy(route).onError(lastResort(container));
+  };
 }
 
 /** An HTTP request (API Gateway, Function URL): its route's answer, then its request line. */
@@ -60,6 +57,7 @@ async function answerHttp(
   lambda: Context | undefined,
   correlationId: string | undefined,
   trace: Trace | undefined,
+  notify: RequestContext["notify"],
 ): Promise<HttpResponse> {
   const startedAt = performance.now();
   const report = container.newReport();
@@ -72,7 +70,8 @@ async function answerHttp(
   } else if (route === "mcp") {
     const started = container.startRequestIn(lambda, request, HTTP_REPLY_BYTES, report, trace, correlationId);
     try {
-      answer = await handleMcp(request, container.mcpOptions, started);
+      const context = notify === undefined ? started : withNotifications(started, notify);
+      answer = await handleMcp(request, container.mcpOptions, context);
     } finally {
       started.end();
     }
@@ -86,22 +85,22 @@ async function answerHttp(
     lambda,
     correlationId,
     fields: () => ({
-      method: loggedMethod(request.method),
-      path: loggedPath(request.path),
+      method: log.loggedMethod(request.method),
+      path: log.loggedPath(request.path),
       status,
-      principal: loggedPrincipal(request.principal),
-      ...summarizeMethods(answer.methods),
+      principal: log.loggedPrincipal(request.principal),
+      ...log.summarizeMethods(answer.methods),
       ...(era === undefined ? {} : { era }),
       ...(traceId === undefined ? {} : { trace_id: traceId }),
-      ...(client === undefined ? {} : { client: loggedClient(client) }),
-      ...toolFields(report),
-      ms: elapsedSince(startedAt),
+      ...(client === undefined ? {} : { client: log.loggedClient(client) }),
+      ...log.toolFields(report),
+      ms: log.elapsedSince(startedAt),
     }),
     summary: () => ({
       route: route === "mcp" || route === "health" ? route : "other",
       status,
       era: era ?? "none",
-      ...reported(report),
+      ...log.reported(report),
     }),
   });
   return answer.body;
@@ -129,14 +128,14 @@ async function answerInvocation(
       correlationId,
       fields: () => ({
         outcome: answer.outcome,
-        principal: loggedPrincipal(undefined),
-        ...summarizeMethods(answer.methods),
+        principal: log.loggedPrincipal(undefined),
+        ...log.summarizeMethods(answer.methods),
         era,
         ...(traceId === undefined ? {} : { trace_id: traceId }),
-        ...toolFields(report),
-        ms: elapsedSince(startedAt),
+        ...log.toolFields(report),
+        ms: log.elapsedSince(startedAt),
       }),
-      summary: () => ({ route: "direct", status, era, ...reported(report) }),
+      summary: () => ({ route: "direct", status, era, ...log.reported(report) }),
     });
     return answer.body;
   } finally {

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Invoked, type RuntimeApi, startRuntimeApi } from "../support/runtimeApi.js";
+import { type Invoked, type RuntimeApi, startRuntimeApi, startRuntimeClient } from "../support/runtimeApi.js";
 import { type Expectation, mismatches } from "./expectations.js";
 import { copyService, ROOT, runSls } from "./sls.js";
 import { readZip } from "./zip.js";
@@ -13,8 +13,6 @@ import { readZip } from "./zip.js";
 // polls a small Runtime API of this test's own (test/support/runtimeApi.ts) for each sample event in
 // events/ and posts the function's answer back, which must be what events/expected.json says.
 
-/** The runtime client's version: 4.x is the one Lambda's nodejs24.x runtime is built on. */
-const RIC = "aws-lambda-ric@4.0.2";
 const EVENTS_DIR = join(ROOT, "events");
 /** The handler as the packaged template names it (`_HANDLER`, which the runtime client reads). */
 const HANDLER = "src/handler.handler";
@@ -42,53 +40,11 @@ async function packagedTaskRoot(dir: string): Promise<string> {
   }
 }
 
-/** The runtime client serving `task`'s handler against `api`, on Node 24 (npx fetches both once). */
-function startRuntimeClient(
-  task: string,
-  api: RuntimeApi,
-  environment: Record<string, string>,
-): ChildProcess {
-  const child = spawn("npx", ["-y", "-p", "node@24", "-p", RIC, "--", "aws-lambda-ric", HANDLER], {
-    cwd: task,
-    env: {
-      // npx finds its cache from HOME (or npm_config_cache, where the machine sets one).
-      ...inherited(["PATH", "HOME", "npm_config_cache"]),
-      AWS_LAMBDA_RUNTIME_API: api.address,
-      LAMBDA_TASK_ROOT: task,
-      _HANDLER: HANDLER,
-      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x",
-      AWS_LAMBDA_FUNCTION_NAME: "prometheus-mcp-lambda-ric-mcp",
-      AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "512",
-      AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/prometheus-mcp-lambda-ric-mcp",
-      AWS_LAMBDA_LOG_STREAM_NAME: "ric",
-      AWS_REGION: "us-east-1",
-      AWS_DEFAULT_REGION: "us-east-1",
-      AWS_EC2_METADATA_DISABLED: "true",
-      AWS_ACCESS_KEY_ID: "AKIDRICFAKE",
-      AWS_SECRET_ACCESS_KEY: "ric-secret-not-real",
-      AWS_SESSION_TOKEN: "ric-session-token",
-      METRICS: "off",
-      ...environment,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return child;
-}
-
-/** These variables of ours, where they are set. */
-function inherited(names: string[]): Record<string, string> {
-  return Object.fromEntries(
-    names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])),
-  );
-}
-
 /** The function's answer as `invoke local` prints it: the parsed result, undefined for null. */
 function answerOf(invoked: Invoked): unknown {
   if ("error" in invoked) throw new Error(`the function failed: ${JSON.stringify(invoked.error)}`);
+  if ("stream" in invoked)
+    throw new Error("the function streamed its answer: mcp.zip's handler is the buffered one");
   const value = JSON.parse(invoked.result) as unknown;
   return value === null ? undefined : value;
 }
@@ -114,8 +70,7 @@ describe("the packaged function run by the real Node runtime client (aws-lambda-
     for (const [key, files] of groups) {
       const api = await startRuntimeApi();
       apis.push(api);
-      const client = startRuntimeClient(task, api, { ...expected.environment, ...JSON.parse(key) });
-      client.once("exit", (code, signal) => api.abandon(`the runtime client exited (${code ?? signal})`));
+      const client = startRuntimeClient(task, HANDLER, api, { ...expected.environment, ...JSON.parse(key) });
       clients.push(client);
       for (const file of files.sort()) {
         const event = JSON.parse(await readFile(join(EVENTS_DIR, file), "utf8")) as unknown;

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { closeServer, listenLoopback } from "./net.js";
@@ -5,7 +6,8 @@ import { closeServer, listenLoopback } from "./net.js";
 /**
  * A small stand-in for the Lambda Runtime API (the HTTP API a runtime client polls inside a Lambda
  * sandbox; AWS ships no emulator this machine can run), on 127.0.0.1: enough for the real Node runtime
- * client (`aws-lambda-ric`) to run a function, one invocation at a time. Buffered responses only.
+ * client (`aws-lambda-ric`) to run a function, one invocation at a time: buffered responses, and
+ * streamed ones (`Lambda-Runtime-Function-Response-Mode: streaming`), handed over as they arrive.
  */
 export interface RuntimeApi {
   /** `host:port`, as AWS_LAMBDA_RUNTIME_API names it. */
@@ -22,8 +24,14 @@ export interface RuntimeApi {
   close(): Promise<void>;
 }
 
-/** What one invocation came to: the function's result (JSON text) or the error the runtime reported. */
-export type Invoked = { result: string } | { error: unknown };
+/**
+ * What one invocation came to: the function's result (JSON text), the error the runtime reported, or
+ * a streamed response as it arrives (its Content-Type says whether an HTTP prelude comes first).
+ */
+export type Invoked =
+  | { result: string }
+  | { error: unknown }
+  | { stream: IncomingMessage; contentType: string | undefined };
 
 interface Queued {
   requestId: string;
@@ -82,9 +90,16 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
       else waiting.push(res);
       return;
     }
-    const body = await readBody(req);
     const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(path);
     const invocation = match ? running.get(decodeURIComponent(match[1] as string)) : undefined;
+    const streamed = req.headers["lambda-runtime-function-response-mode"] === "streaming";
+    if (req.method === "POST" && match?.[2] === "response" && invocation && streamed) {
+      running.delete(invocation.requestId);
+      req.once("end", () => accepted(res));
+      invocation.settle({ stream: req, contentType: req.headers["content-type"] });
+      return;
+    }
+    const body = await readBody(req);
     if (req.method === "POST" && match && invocation) {
       running.delete(invocation.requestId);
       invocation.settle(match[2] === "response" ? { result: body } : { error: parsed(body) });
@@ -138,4 +153,57 @@ function parsed(body: string): unknown {
   } catch {
     return body;
   }
+}
+
+/** The runtime client's version: 4.x is the one Lambda's nodejs24.x runtime is built on. */
+export const RIC = "aws-lambda-ric@4.0.2";
+
+/**
+ * AWS's Node runtime client serving `handler` (`file.export`, relative to the task root `task`) against
+ * `api`, on Node 24 as the nodejs24.x runtime (npx fetches both once), with Lambda's variables and
+ * fake credentials. Kill its process group when done; an exit abandons `api`'s invocations.
+ */
+export function startRuntimeClient(
+  task: string,
+  handler: string,
+  api: RuntimeApi,
+  environment: Record<string, string>,
+): ChildProcess {
+  const child = spawn("npx", ["-y", "-p", "node@24", "-p", RIC, "--", "aws-lambda-ric", handler], {
+    cwd: task,
+    env: {
+      // npx finds its cache from HOME (or npm_config_cache, where the machine sets one).
+      ...inherited(["PATH", "HOME", "npm_config_cache"]),
+      AWS_LAMBDA_RUNTIME_API: api.address,
+      LAMBDA_TASK_ROOT: task,
+      _HANDLER: handler,
+      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x",
+      AWS_LAMBDA_FUNCTION_NAME: "prometheus-mcp-lambda-ric-mcp",
+      AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "512",
+      AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/prometheus-mcp-lambda-ric-mcp",
+      AWS_LAMBDA_LOG_STREAM_NAME: "ric",
+      AWS_REGION: "us-east-1",
+      AWS_DEFAULT_REGION: "us-east-1",
+      AWS_EC2_METADATA_DISABLED: "true",
+      AWS_ACCESS_KEY_ID: "AKIDRICFAKE",
+      AWS_SECRET_ACCESS_KEY: "ric-secret-not-real",
+      AWS_SESSION_TOKEN: "ric-session-token",
+      METRICS: "off",
+      ...environment,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  child.once("exit", (code, signal) => api.abandon(`the runtime client exited (${code ?? signal})`));
+  return child;
+}
+
+/** These variables of ours, where they are set. */
+function inherited(names: string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])),
+  );
 }

@@ -1,0 +1,154 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Plugin } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFrontDoor } from "../support/frontDoor.js";
+import type { RecordingServer } from "../support/net.js";
+import {
+  DATASET,
+  prometheusAvailable,
+  type RunningPrometheus,
+  startPrometheus,
+} from "../support/prometheus.js";
+import { type RuntimeApi, startRuntimeApi, startRuntimeClient } from "../support/runtimeApi.js";
+import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
+
+// The streaming entry (src/streamHandler.ts), bundled as it ships, run by AWS's Node runtime client on
+// Node 24 against a local Runtime API that takes streamed responses, behind a stand-in for a Function
+// URL in RESPONSE_STREAM mode; a real MCP client calls a slow query through it and watches it.
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SHIPPED_PLUGINS = createRequire(import.meta.url)("../../scripts/esbuild-plugins.cjs") as Plugin[];
+const RANGE = {
+  query: '{__name__=~"test_.+|probe_success"}',
+  start: String(DATASET.start),
+  end: String(DATASET.end),
+  step: "15",
+};
+
+/** The streaming entry bundled as serverless.yml bundles functions, into `task`/src. */
+async function bundleStreamingEntry(task: string): Promise<void> {
+  const { build } = await import("esbuild");
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: { streamHandler: "src/streamHandler.ts" },
+    outdir: join(task, "src"),
+    bundle: true,
+    minify: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outExtension: { ".js": ".mjs" },
+    mainFields: ["module", "main"],
+    logLevel: "silent",
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    plugins: SHIPPED_PLUGINS,
+  });
+}
+
+describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming front door", () => {
+  let dir: string;
+  let prometheus: RunningPrometheus;
+  let proxy: SlowProxy;
+  let api: RuntimeApi;
+  let runtime: ChildProcess;
+  let frontDoor: RecordingServer;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pml-stream-"));
+    await bundleStreamingEntry(join(dir, "task"));
+    prometheus = await startPrometheus();
+    proxy = await startSlowProxy(prometheus.url, {
+      headersAfterMs: 300,
+      chunkBytes: 1024,
+      chunkEveryMs: 120,
+    });
+    api = await startRuntimeApi();
+    runtime = startRuntimeClient(join(dir, "task"), "src/streamHandler.handler", api, {
+      PROMETHEUS_URL: proxy.url,
+      PROMETHEUS_AUTH: "none",
+      MAX_RESULT_TOKENS: "1000",
+      LOG_LEVEL: "WARN",
+    });
+    frontDoor = await startFrontDoor(api);
+  }, 300_000);
+
+  afterAll(async () => {
+    if (runtime?.pid !== undefined) process.kill(-runtime.pid, "SIGKILL");
+    await Promise.all([frontDoor?.close(), api?.close(), proxy?.close(), prometheus?.close()]);
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function connect(): Promise<Client> {
+    const client = new Client({ name: "streaming-e2e", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${frontDoor.url}/mcp`)));
+    return client;
+  }
+
+  it("streams a slow query's progress to the SDK client as it happens, then the result", async () => {
+    const client = await connect();
+    try {
+      const told: Array<{ progress: number; message?: string }> = [];
+      const result = (await client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE }, undefined, {
+        onprogress: (update) => told.push(update),
+        timeout: 60_000,
+      })) as { isError?: boolean; structuredContent: { series_stats?: { rows: unknown[] } } };
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent.series_stats?.rows).toHaveLength(4);
+      const messages = told.map((update) => update.message ?? "");
+      expect(told.length, messages.join("\n")).toBeGreaterThanOrEqual(3);
+      expect(told.map((update) => update.progress)).toStrictEqual(told.map((_, i) => i + 1));
+      expect(messages[0]).toMatch(/^Asked Prometheus /);
+      expect(messages).toContainEqual("Prometheus is answering (HTTP 200)");
+      expect(messages.at(-1)).toMatch(/^Cutting the answer to the 1,000-token budget: /);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("answers with one JSON body whatever has nothing to stream: no token, or a request that is not a tool call", async () => {
+    const post = (body: object) =>
+      fetch(`${frontDoor.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(body),
+      });
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "ExecuteRangeQuery", arguments: RANGE },
+    };
+    const plain = await post(call);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-type")).toBe("application/json");
+    expect((await plain.json()) as object).toMatchObject({
+      id: 2,
+      result: { structuredContent: { truncated: {} } },
+    });
+    const list = await post({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    expect(list.headers.get("content-type")).toBe("application/json");
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(5);
+
+    const watched = await post({ ...call, id: 4, params: { ...call.params, _meta: { progressToken: "w" } } });
+    expect(watched.status).toBe(200);
+    expect(watched.headers.get("content-type")).toBe("text/event-stream");
+    const events = (await watched.text())
+      .split("\n\n")
+      .filter((block) => block.startsWith("event: message\n"))
+      .map((block) => JSON.parse(block.slice("event: message\ndata: ".length)) as Record<string, unknown>);
+    const last = events.at(-1);
+    expect(events.slice(0, -1).every((event) => event.method === "notifications/progress")).toBe(true);
+    expect(events.length).toBeGreaterThanOrEqual(4);
+    expect(last).toMatchObject({ id: 4, result: { structuredContent: { truncated: {} } } });
+  }, 60_000);
+});
