@@ -1,13 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleAsShipped } from "../support/bundle.js";
 import { startFrontDoor } from "../support/frontDoor.js";
 import type { RecordingServer } from "../support/net.js";
 import {
@@ -24,36 +23,12 @@ import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 // URL in RESPONSE_STREAM mode; a real MCP client calls a slow query through it and watches it.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SHIPPED_PLUGINS = createRequire(import.meta.url)("../../scripts/esbuild-plugins.cjs") as Plugin[];
 const RANGE = {
   query: '{__name__=~"test_.+|probe_success"}',
   start: String(DATASET.start),
   end: String(DATASET.end),
   step: "15",
 };
-
-/** The streaming entry bundled as serverless.yml bundles functions, into `task`/src. */
-async function bundleStreamingEntry(task: string): Promise<void> {
-  const { build } = await import("esbuild");
-  await build({
-    absWorkingDir: ROOT,
-    entryPoints: { streamHandler: "src/streamHandler.ts" },
-    outdir: join(task, "src"),
-    bundle: true,
-    minify: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outExtension: { ".js": ".mjs" },
-    mainFields: ["module", "main"],
-    logLevel: "silent",
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    plugins: SHIPPED_PLUGINS,
-  });
-}
 
 describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming front door", () => {
   let dir: string;
@@ -65,7 +40,10 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pml-stream-"));
-    await bundleStreamingEntry(join(dir, "task"));
+    // As serverless.yml bundles a function: the entry and its chunks in the task root's src/.
+    await bundleAsShipped(ROOT, join(dir, "task", "src"), {
+      entryPoints: { streamHandler: "src/streamHandler.ts" },
+    });
     prometheus = await startPrometheus();
     proxy = await startSlowProxy(prometheus.url, {
       headersAfterMs: 300,

@@ -1,45 +1,23 @@
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { BuildOptions, Plugin } from "esbuild";
+import type { BuildOptions } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeHandler, postMcp } from "../helpers/handler.js";
+import { bundleAsShipped } from "../support/bundle.js";
 import { runToEnd } from "../support/childProcess.js";
 
 // The shipped bundles are built with scripts/esbuild-plugins.cjs (serverless.yml's esbuild `plugins`,
 // scripts/build-stdio.mjs). Their changes must not show: a bundle answers as the sources do.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SHIPPED_PLUGINS = createRequire(import.meta.url)("../../scripts/esbuild-plugins.cjs") as Plugin[];
 const AMP_URL =
   "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-12345678-abcd-1234-abcd-123456789012";
 
 /** As serverless.yml's esbuild settings build the function (ES modules, chunks, the shipped plugins). */
-async function buildShipped(
-  outdir: string,
-  input: Pick<BuildOptions, "entryPoints" | "stdin">,
-): Promise<void> {
-  const { build } = await import("esbuild");
-  await build({
-    ...input,
-    absWorkingDir: ROOT,
-    outdir,
-    bundle: true,
-    minify: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outExtension: { ".js": ".mjs" },
-    mainFields: ["module", "main"],
-    logLevel: "silent",
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    plugins: SHIPPED_PLUGINS,
-  });
+function buildShipped(outdir: string, input: Pick<BuildOptions, "entryPoints" | "stdin">): Promise<void> {
+  return bundleAsShipped(ROOT, outdir, input);
 }
 
 /** Runs an ES module script in a child `node` whose working directory (outside the repository) has no node_modules. */

@@ -1,3 +1,6 @@
+import { createRequire } from "node:module";
+import type { BuildOptions, Plugin } from "esbuild";
+
 /** A TypeScript entry bundled by esbuild to one ES module a plain `node` (a child process) can run or import. */
 export async function bundleForNode(
   entry: string,
@@ -17,4 +20,36 @@ export async function bundleForNode(
     banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
   });
   return outfile;
+}
+
+/**
+ * Bundles as serverless.yml's esbuild settings bundle the function (ES modules, chunks, minified, the
+ * shipped plugins of scripts/esbuild-plugins.cjs) into `outdir`, from `root`: named entry points, or a
+ * `stdin` entry.
+ */
+export async function bundleAsShipped(
+  root: string,
+  outdir: string,
+  input: Pick<BuildOptions, "entryPoints" | "stdin">,
+): Promise<void> {
+  const { build } = await import("esbuild");
+  const plugins = createRequire(import.meta.url)("../../scripts/esbuild-plugins.cjs") as Plugin[];
+  await build({
+    ...input,
+    absWorkingDir: root,
+    outdir,
+    bundle: true,
+    minify: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outExtension: { ".js": ".mjs" },
+    mainFields: ["module", "main"],
+    logLevel: "silent",
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    plugins,
+  });
 }
