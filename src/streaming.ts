@@ -7,6 +7,7 @@ import type { Config } from "./config.js";
 import { buildContainer, type Dependencies } from "./container.js";
 import { type HttpRequest, normalizeEvent } from "./http/event.js";
 import { corsHeaders, type HttpResponse } from "./http/responses.js";
+import { routeOf } from "./http/route.js";
 import { isOriginAllowed } from "./http/rules.js";
 import { lastResort } from "./lastResort.js";
 import { serverFault } from "./protocol/jsonrpc.js";
@@ -49,7 +50,11 @@ export function createStreamingHandler(config: Config, dependencies: Dependencie
 
 /** A POST to /mcp whose client takes an SSE answer (MCP clients accept both JSON and SSE). */
 function acceptsEvents(request: HttpRequest): boolean {
-  return request.method === "POST" && /\btext\/event-stream\b/i.test(request.headers.accept ?? "");
+  return (
+    request.method === "POST" &&
+    routeOf(request.path) === "mcp" &&
+    /\btext\/event-stream\b/i.test(request.headers.accept ?? "")
+  );
 }
 
 type Notify = (notification: JSONRPCNotification) => void;
