@@ -3,6 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +96,42 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
       await client.close();
     }
   }, 60_000);
+
+  // The v2 SDK client, in both protocol eras: 2026-07-28 (stateless, negotiated in "auto") and the
+  // 2025 handshake; its onprogress hears the same steps through the same stream.
+  it.each([
+    ["2026-07-28", "auto" as const],
+    ["2025-11-25", "legacy" as const],
+  ])(
+    "streams progress to the v2 SDK client too, protocol %s",
+    async (version, mode) => {
+      const client = new ClientV2(
+        { name: "streaming-e2e-v2", version: "1.0.0" },
+        { versionNegotiation: { mode } },
+      );
+      await client.connect(new StreamableHTTPClientTransportV2(new URL(`${frontDoor.url}/mcp`)));
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe(version);
+        const told: Array<{ progress: number; message?: string }> = [];
+        const result = (await client.callTool(
+          { name: "ExecuteRangeQuery", arguments: RANGE },
+          {
+            onprogress: (update) => told.push(update),
+            timeout: 60_000,
+          },
+        )) as { isError?: boolean; structuredContent?: { series_stats?: { rows: unknown[] } } };
+        expect(result.isError, JSON.stringify(result)).toBeFalsy();
+        expect(result.structuredContent?.series_stats?.rows).toHaveLength(4);
+        const messages = told.map((update) => update.message ?? "");
+        expect(told.length, messages.join("\n")).toBeGreaterThanOrEqual(3);
+        expect(told.map((update) => update.progress)).toStrictEqual(told.map((_, i) => i + 1));
+        expect(messages.at(-1)).toMatch(/^Cutting the answer to the 1,000-token budget: /);
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
 
   it("answers with one JSON body whatever has nothing to stream: no token, or a request that is not a tool call", async () => {
     const post = (body: object) =>
