@@ -171,10 +171,11 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
       const url = `http://127.0.0.1:${port}`;
       try {
         await waitReady(url, child, readyTimeoutMs);
+        await ensureOurs(url, child);
       } catch (error) {
         await stop(child);
         // Another process may have taken the port between freePort() and bind: try another one.
-        if (tries < 3 && String(error).includes("address already in use")) continue;
+        if (tries < 3 && /address already in use|not our Prometheus/.test(String(error))) continue;
         throw error;
       }
       let closing: Promise<void> | undefined;
@@ -200,6 +201,21 @@ async function apiData<T>(url: string, path: string, params: Record<string, stri
   if (response.status !== 200)
     throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
   return body.data;
+}
+
+/**
+ * Checks that the server ready at `url` is the Prometheus `child` started: another process that took
+ * the port first answers `/-/ready` too (Alertmanager does), while `child` exits unable to bind.
+ */
+async function ensureOurs(url: string, child: ChildProcess): Promise<void> {
+  const answer = await fetch(`${url}/api/v1/status/buildinfo`).catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const running = child.exitCode === null && child.signalCode === null;
+  if (answer?.status !== 200 || !running) {
+    throw new Error(
+      `not our Prometheus at ${url} (buildinfo ${answer?.status ?? "unanswered"}, ours running: ${running})`,
+    );
+  }
 }
 
 /**
