@@ -9,7 +9,7 @@ import { routeOf } from "./http/route.js";
 import { lastResort } from "./lastResort.js";
 import * as log from "./requestLog.js";
 import { type Answer, httpAnswer } from "./routes/answer.js";
-import { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES } from "./routes/ceiling.js";
+import { DIRECT_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
 import { handleMcp } from "./routes/mcp.js";
@@ -68,7 +68,8 @@ async function answerHttp(
   } else if (route === "resource-metadata") {
     answer = httpAnswer(handleResourceMetadata(request, container.config.oauth));
   } else if (route === "mcp") {
-    const started = container.startRequestIn(lambda, request, HTTP_REPLY_BYTES, report, trace, correlationId);
+    const replyBytes = container.mcpOptions.limits.replyBytes;
+    const started = container.startRequestIn(lambda, request, replyBytes, report, trace, correlationId);
     try {
       const context = notify === undefined ? started : withNotifications(started, notify);
       answer = await handleMcp(request, container.mcpOptions, context);

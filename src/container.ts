@@ -12,6 +12,7 @@ import { MetricsRecorder, type RequestSummary } from "./metrics/emf.js";
 import { RequestReport } from "./metrics/report.js";
 import { RequestLine } from "./metrics/requestLine.js";
 import { describeThrown } from "./requestLog.js";
+import { BUFFERED_LIMITS, STREAMED_LIMITS } from "./routes/ceiling.js";
 import type { DirectOptions } from "./routes/direct.js";
 import type { McpRouteOptions } from "./routes/mcp.js";
 import {
@@ -82,8 +83,13 @@ export interface Container {
   directOptions: DirectOptions;
 }
 
-/** Builds a handler's container for `config`: its logger, metrics, tracing, servers and sessions. */
-export function buildContainer(config: Config, dependencies: Dependencies): Container {
+/**
+ * Builds a handler's container for `config`: its logger, metrics, tracing, servers and sessions.
+ * `streamed`: a streaming front door carries its answers (src/streaming.ts), so an answer may be as
+ * large as a stream (routes/ceiling.ts) and take as long as the function may run: a streaming
+ * integration does not stop waiting after API Gateway's 29 s.
+ */
+export function buildContainer(config: Config, dependencies: Dependencies, streamed = false): Container {
   const logger = new Logger({ serviceName: config.serviceName, logLevel: config.logLevel });
   // Set only when a line is about to be written, not per request as Powertools' injectLambdaContext
   // does: a measurable share of a warm request (bench case warm-tools-call-info) for failure lines.
@@ -108,7 +114,7 @@ export function buildContainer(config: Config, dependencies: Dependencies): Cont
   // serverless offline gives every HTTP API event one placeholder request id, and `invoke local` replays an
   // event file's: there the invocation's own id (fresh for each) tells requests apart in the log.
   const localRun = config.isOffline || config.isLocal;
-  const { mcpOptions, directOptions } = routeOptions(config, dependencies, reportFault, (message) =>
+  const { mcpOptions, directOptions } = routeOptions(config, dependencies, streamed, reportFault, (message) =>
     logger.warn(message),
   );
   return {
@@ -150,7 +156,7 @@ export function buildContainer(config: Config, dependencies: Dependencies): Cont
     startRequestIn: (lambda, request, replyBytes, report, trace, correlationId) => {
       const invocation = { lambda, correlationId };
       return startRequest({
-        timeoutMs: requestTimeoutMs(lambda, request.answerBy),
+        timeoutMs: requestTimeoutMs(lambda, streamed ? undefined : request.answerBy),
         principal: request.principal,
         replyBytes,
         report,
@@ -168,6 +174,7 @@ export function buildContainer(config: Config, dependencies: Dependencies): Cont
 function routeOptions(
   config: Config,
   dependencies: Dependencies,
+  streamed: boolean,
   reportFault: Container["reportFault"],
   warn: (message: string) => void,
 ): { mcpOptions: McpRouteOptions; directOptions: DirectOptions } {
@@ -218,6 +225,7 @@ function routeOptions(
       sessions,
       sessionsRequired: config.sessions === "required",
       modern,
+      limits: streamed ? STREAMED_LIMITS : BUFFERED_LIMITS,
     },
     directOptions: { pythonCompat: config.pythonCompat, openBridge, sharedBridge, modern },
   };

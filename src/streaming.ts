@@ -32,7 +32,7 @@ export const KEEPALIVE_MS = 15_000;
  * ```
  */
 export function createStreamingHandler(config: Config, dependencies: Dependencies = {}) {
-  const container = buildContainer(config, dependencies);
+  const container = buildContainer(config, dependencies, true);
   const route = routerFor(container);
   const answer = async (event: unknown, lambda: Context): Promise<unknown> => {
     const request = normalizeEvent(event);

@@ -19,6 +19,38 @@ export const HTTP_REPLY_BYTES = Math.floor((RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE
 /** What one reply may take when it is the whole result of a direct invocation. */
 export const DIRECT_REPLY_BYTES = RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES;
 
+/**
+ * The most bytes of a response streamed through a streaming front door (src/streaming.ts): Lambda
+ * streams up to 200 MB (a Function URL in RESPONSE_STREAM mode, a REST API integration that streams),
+ * less room to spare. The body goes out as it is, not escaped into a JSON payload.
+ */
+export const STREAMED_RESPONSE_LIMIT_BYTES = 200_000_000;
+
+/** How big an HTTP answer may be, as one front door carries it. */
+export interface HttpLimits {
+  /** The most bytes of one response. */
+  readonly responseBytes: number;
+  /** What one reply may take as a whole response body. */
+  readonly replyBytes: number;
+  /** Bytes of this response as the front door carries it, or a bound when that is enough to tell. */
+  payloadBytes(response: HttpResponse): number;
+}
+
+/** A buffered answer: one Lambda response payload (HTTP API, REST API, buffered Function URL). */
+export const BUFFERED_LIMITS: HttpLimits = {
+  responseBytes: RESPONSE_LIMIT_BYTES,
+  replyBytes: HTTP_REPLY_BYTES,
+  payloadBytes: httpPayloadBytes,
+};
+
+/** A streamed answer: the body as it is, after the headers' prelude. */
+export const STREAMED_LIMITS: HttpLimits = {
+  responseBytes: STREAMED_RESPONSE_LIMIT_BYTES,
+  replyBytes: STREAMED_RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES,
+  // At most 3 bytes of UTF-8 per UTF-16 unit: a bound that costs nothing, as in httpPayloadBytes.
+  payloadBytes: (response) => 3 * response.body.length + HTTP_ENVELOPE_BYTES,
+};
+
 /** Bytes of the payload Lambda sends for this HTTP response, or a bound when that is enough to tell. */
 export function httpPayloadBytes(response: HttpResponse): number {
   // A JSON body has no raw control characters, so escaping it again takes each ASCII character to at
@@ -53,7 +85,7 @@ function serializedBytes(value: unknown): number {
 
 /**
  * The outcome with its largest replies replaced by a short error, as few as needed for `render` to fit
- * RESPONSE_LIMIT_BYTES. Tool results are cut to their share before this point; what remains are
+ * `limitBytes` (RESPONSE_LIMIT_BYTES unless the answer is streamed). Tool results are cut to their share before this point; what remains are
  * replies that carry a caller's own huge values back (ids, names in error messages). A replaced single
  * reply is answered 200, or still 400 when its payload was no JSON-RPC message at all.
  */
@@ -61,33 +93,34 @@ export function withinLimit<R>(
   outcome: Outcome,
   render: (outcome: Outcome) => R,
   bytesOf: (rendered: R, outcome: Outcome) => number,
+  limitBytes: number = RESPONSE_LIMIT_BYTES,
 ): R {
   let rendered = render(outcome);
-  if (outcome.kind === "accepted" || bytesOf(rendered, outcome) <= RESPONSE_LIMIT_BYTES) return rendered;
+  if (outcome.kind === "accepted" || bytesOf(rendered, outcome) <= limitBytes) return rendered;
   const replies = outcome.kind === "batch" ? [...outcome.replies] : [outcome.reply];
   const bySize = replies
     .map(({ message }, index) => ({ index, bytes: serializedBytes(message) }))
     .sort((a, b) => b.bytes - a.bytes);
   for (const { index, bytes } of bySize) {
-    replies[index] = tooLarge(replies[index] as Reply, bytes);
+    replies[index] = tooLarge(replies[index] as Reply, bytes, limitBytes);
     const shrunk: Outcome =
       outcome.kind === "batch"
         ? { kind: "batch", replies }
         : { ...outcome, reply: replies[0] as Reply, status: outcome.invalid ? outcome.status : 200 };
     rendered = render(shrunk);
-    if (bytesOf(rendered, shrunk) <= RESPONSE_LIMIT_BYTES) return rendered;
+    if (bytesOf(rendered, shrunk) <= limitBytes) return rendered;
   }
   // Unreachable: every reply replaced (ids over 1 KiB dropped) is at most 100 short errors.
   return rendered;
 }
 
-function tooLarge({ message }: Reply, bytes: number): Reply {
+function tooLarge({ message }: Reply, bytes: number, limitBytes: number): Reply {
   const id = message.id === undefined || serializedBytes(message.id) > 1024 ? null : message.id;
   return {
     message: errorReply(
       id,
       ErrorCode.InternalError,
-      `Response too large: this reply was ${bytes} bytes and would not fit in one Lambda response (${RESPONSE_LIMIT_BYTES} bytes). Ask for less (the limit argument, a narrower query) or send fewer requests in one batch.`,
+      `Response too large: this reply was ${bytes} bytes and would not fit in one Lambda response (${limitBytes} bytes). Ask for less (the limit argument, a narrower query) or send fewer requests in one batch.`,
     ),
   };
 }

@@ -42,7 +42,7 @@ import {
 import type { SessionManager } from "../sessions/manager.js";
 import { SessionDataError, SessionStoreError } from "../sessions/store.js";
 import { type Answer, httpAnswer } from "./answer.js";
-import { httpPayloadBytes, withinLimit } from "./ceiling.js";
+import { type HttpLimits, withinLimit } from "./ceiling.js";
 import { answerModern, type ModernOptions } from "./modern.js";
 
 export interface McpRouteOptions extends RuleSettings {
@@ -57,6 +57,8 @@ export interface McpRouteOptions extends RuleSettings {
   sessionsRequired: boolean;
   /** 2026-07-28 requests: a fresh server each, with the spec's behaviour whatever PYTHON_COMPAT says. */
   modern: ModernOptions;
+  /** How big an answer may be: buffered, or streamed by a streaming front door (routes/ceiling.ts). */
+  limits: HttpLimits;
 }
 
 /** What the Python Lambda answered where nothing was to be answered. */
@@ -94,7 +96,8 @@ export async function handleMcp(
     const methods = "json" in body ? methodNamesIn(payload) : [];
     return { ...(await serveModern(inbound, options, cors, context)), methods, era: "modern" };
   }
-  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, options.pythonCompat, cors));
+  if (inbound.kind === "malformed")
+    return httpAnswer(answerMalformed(inbound, options.pythonCompat, cors, options.limits));
   const response = await serve(payload, inbound, request, options, cors, context);
   return { body: response, status: response.statusCode, methods: methodNamesIn(payload), era: "legacy" };
 }
@@ -117,11 +120,11 @@ async function serveModern(
   cors: Record<string, string>,
   context: RequestContext,
 ): Promise<Omit<Answer<HttpResponse>, "methods">> {
-  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, false, cors));
+  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, false, cors, options.limits));
   if (inbound.kind === "notification")
     return { ...httpAnswer(emptyResponse(202, cors)), outcome: "accepted" };
   const outcome = await answerModern(inbound.request, options.modern, context);
-  const response = toHttpResponse(outcome, false, cors);
+  const response = toHttpResponse(outcome, false, cors, options.limits);
   return {
     body: response,
     status: response.statusCode,
@@ -139,6 +142,7 @@ function answerMalformed(
   inbound: Malformed,
   pythonCompat: boolean,
   cors: Record<string, string>,
+  limits: HttpLimits,
 ): HttpResponse {
   if (inbound.notJson && pythonCompat)
     return jsonResponse(400, { error: "Invalid JSON in request body" }, cors);
@@ -149,7 +153,7 @@ function answerMalformed(
     status: inbound.status,
     invalid: false,
   };
-  return toHttpResponse(refused, false, cors);
+  return toHttpResponse(refused, false, cors, limits);
 }
 
 async function serve(
@@ -178,7 +182,8 @@ async function serve(
       if (!session) return sessionNotFound(cors);
       const outcome = await dispatch(payload, { context, bridge: async () => session.bridge });
       await sessions.persist(session, context);
-      return toHttpResponse(outcome, options.pythonCompat, { ...cors, [SESSION_HEADER]: sessionId });
+      const headers = { ...cors, [SESSION_HEADER]: sessionId };
+      return toHttpResponse(outcome, options.pythonCompat, headers, options.limits);
     });
   }
   if (sessions && initialize) {
@@ -187,7 +192,7 @@ async function serve(
       async () => {
         const started = await sessions.initialize(completeInitialize(initialize), context);
         const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
-        return toHttpResponse(single(started.reply), options.pythonCompat, headers);
+        return toHttpResponse(single(started.reply), options.pythonCompat, headers, options.limits);
       },
       initialize.id,
     );
@@ -196,7 +201,7 @@ async function serve(
     return sessionIdRequired(cors);
   }
   const outcome = await dispatchStateless(payload, { context, ...options });
-  return toHttpResponse(outcome, options.pythonCompat, cors);
+  return toHttpResponse(outcome, options.pythonCompat, cors, options.limits);
 }
 
 const SESSION_HEADER = "Mcp-Session-Id";
@@ -274,8 +279,14 @@ function preflight(cors: Record<string, string>): HttpResponse {
   return emptyResponse(204, { ...cors, ...CORS_PREFLIGHT_HEADERS });
 }
 
-function toHttpResponse(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
-  return withinLimit(outcome, (fitting) => renderOutcome(fitting, pythonCompat, cors), httpPayloadBytes);
+function toHttpResponse(
+  outcome: Outcome,
+  pythonCompat: boolean,
+  cors: Record<string, string>,
+  limits: HttpLimits,
+): HttpResponse {
+  const render = (fitting: Outcome) => renderOutcome(fitting, pythonCompat, cors);
+  return withinLimit(outcome, render, limits.payloadBytes, limits.responseBytes);
 }
 
 function renderOutcome(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {

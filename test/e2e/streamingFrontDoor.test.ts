@@ -41,6 +41,7 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
   let api: RuntimeApi;
   let runtime: ChildProcess;
   let frontDoor: RecordingServer;
+  let restApi: RecordingServer;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pml-stream-"));
@@ -59,14 +60,24 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
       PROMETHEUS_URL: proxy.url,
       PROMETHEUS_AUTH: "none",
       MAX_RESULT_TOKENS: "1000",
+      // Lambda's own request limit: bodies big enough for answers over the buffered 6 MB.
+      MAX_BODY_BYTES: "6291456",
       LOG_LEVEL: "WARN",
     });
     frontDoor = await startFrontDoor(api);
+    // A REST API whose integration streams, the request stamped 28.5 s before it reaches the function.
+    restApi = await startFrontDoor(api, { format: "v1", receivedAgoMs: 28_500 });
   }, 300_000);
 
   afterAll(async () => {
     if (runtime?.pid !== undefined) process.kill(-runtime.pid, "SIGKILL");
-    await Promise.all([frontDoor?.close(), api?.close(), proxy?.close(), prometheus?.close()]);
+    await Promise.all([
+      frontDoor?.close(),
+      restApi?.close(),
+      api?.close(),
+      proxy?.close(),
+      prometheus?.close(),
+    ]);
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
@@ -168,5 +179,38 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
     expect(events.slice(0, -1).every((event) => event.method === "notifications/progress")).toBe(true);
     expect(events.length).toBeGreaterThanOrEqual(4);
     expect(last).toMatchObject({ id: 4, result: { structuredContent: { truncated: {} } } });
+  }, 60_000);
+
+  it("answers what a buffered response could not carry: an echo over Lambda's 6 MB payload, whole", async () => {
+    // 2,000,000 quotes: 4 MB of body as `\"`, 8 MB once a buffered payload escapes it again.
+    const id = '"'.repeat(2_000_000);
+    const answer = await fetch(`${frontDoor.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
+    });
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    expect(Buffer.byteLength(text)).toBeGreaterThan(4_000_000);
+    expect(JSON.parse(text)).toStrictEqual({ jsonrpc: "2.0", id, result: {} });
+  }, 60_000);
+
+  it("through a REST API that streams, a request is not cut at API Gateway's buffered 29 s: it runs to its answer", async () => {
+    const client = new Client({ name: "streaming-rest", version: "1.0.0" });
+    // The stage's path is the REST API's business: the function routes on the resource path.
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${restApi.url}/mcp`)));
+    try {
+      const started = Date.now();
+      const result = (await client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE })) as {
+        isError?: boolean;
+        structuredContent?: { series_stats?: { rows: unknown[] } };
+      };
+      // Buffered, this request would have had 0.5 s left less the 500 ms margin: -32001 at once.
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent?.series_stats?.rows).toHaveLength(4);
+      expect(Date.now() - started).toBeGreaterThan(500);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });

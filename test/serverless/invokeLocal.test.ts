@@ -126,3 +126,27 @@ describe("serverless invoke local on every sample event", () => {
     expect(headersOf(printed ?? {})).not.toHaveProperty("mcp-session-id");
   });
 });
+
+describe("serverless invoke local with frontDoor=streaming", () => {
+  it("runs the buffered handler on a REST API event, as it answers behind any front door", async () => {
+    const service = await copyService();
+    try {
+      const file = "v1-tools-call-get-server-info.json";
+      const want = expected.events[file];
+      if (want === undefined) throw new Error(`events/expected.json has nothing for ${file}`);
+      const run = await runSls(
+        ["invoke", "local", "-f", "mcp", "-p", join(EVENTS_DIR, file), "--param=frontDoor=streaming"],
+        {
+          cwd: service.dir,
+          env: { ...expected.environment, ...want.environment },
+          timeoutMs: 90_000,
+        },
+      );
+      const output = `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+      expect(run.code, output).toBe(0);
+      expect(mismatches(printedResult(run.stdout), want), output).toEqual([]);
+    } finally {
+      await service.dispose();
+    }
+  }, 120_000);
+});

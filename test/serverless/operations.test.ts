@@ -120,7 +120,7 @@ const PSEUDO: Record<string, string> = {
 
 /**
  * The resources a stack from `template` would have (those whose Condition holds), their properties
- * evaluated: conditions, Fn::If, Fn::Equals, Fn::Not, Fn::Sub, Fn::Join, AWS::NoValue. A Ref is the
+ * evaluated: conditions, Fn::If, Fn::Equals, Fn::Not, Fn::Or, Fn::Sub, Fn::Join, AWS::NoValue. A Ref is the
  * resource's logical id in angle brackets, Fn::GetAtt `<id.Attribute>`. A Ref, GetAtt or `${…}`
  * naming no resource of the stack (a missing or conditioned-out one) throws, as CloudFormation refuses.
  */
@@ -174,6 +174,8 @@ function deploy(template: Template): Map<string, Resource> {
         }
         case "Fn::Not":
           return !(evaluate((argument as [unknown])[0]) as boolean);
+        case "Fn::Or":
+          return (argument as unknown[]).some((entry) => evaluate(entry) === true);
         case "Fn::Join": {
           const [separator, parts] = argument as [string, unknown[]];
           return (evaluate(parts) as unknown[]).join(separator);
@@ -548,6 +550,74 @@ describe("serverless package: operations with every parameter set (stage prod)",
       SERVICE_NAME: "prometheus-mcp-prod",
       METRICS: "off",
       TRACING: "on",
+    });
+  });
+});
+
+describe("serverless package: operations with frontDoor=streaming (REST API, stage prod)", () => {
+  let stack: Map<string, Resource>;
+
+  beforeAll(async () => {
+    const { run, template } = await packageVariant("ops-streaming", [
+      "--stage",
+      "prod",
+      "--param=frontDoor=streaming",
+      "--param=tracing=on",
+      "--param=throttleRateLimit=7",
+      "--param=throttleBurstLimit=9",
+    ]);
+    expect(run.code, output(run)).toBe(0);
+    stack = deploy(template as Template);
+  }, 180_000);
+
+  it("graphs the REST API's requests, 4XXError and 5XXError by its name and stage, and no HTTP API", () => {
+    const { widgets } = dashboard(stack);
+    expectDashboardReads(widgets, "PrometheusMcp", "prometheus-mcp-lambda");
+    const gateway = metricReferences(widgets).filter((reference) => reference.namespace === "AWS/ApiGateway");
+    expect(gateway.map((reference) => reference.name)).toEqual(["Count", "4XXError", "5XXError"]);
+    for (const reference of gateway) {
+      expect(reference.dimensions).toEqual({ ApiName: "prod-prometheus-mcp-lambda", Stage: "prod" });
+    }
+    const api = only(stack, "AWS::ApiGateway::RestApi");
+    expect(api.Name).toBe("prod-prometheus-mcp-lambda");
+    expect(api.EndpointConfiguration).toEqual({ Types: ["REGIONAL"] });
+    expect(ofType(stack, "AWS::ApiGatewayV2::Api")).toEqual([]);
+  });
+
+  it("throttles every method of its stage, traces it, and logs each request as JSON, kept as long as the function's logs", () => {
+    const stage = only(stack, "AWS::ApiGateway::Stage");
+    expect(stage).toMatchObject({
+      RestApiId: "<ApiGatewayRestApi>",
+      StageName: "prod",
+      TracingEnabled: true,
+      MethodSettings: [
+        { ResourcePath: "/*", HttpMethod: "*", ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
+      ],
+    });
+    // The deployment no longer makes a stage of its own (two would collide on the name).
+    const [deployment] = ofType(stack, "AWS::ApiGateway::Deployment");
+    expect(deployment?.Properties.StageName).toBeUndefined();
+    expect(stage.DeploymentId).toMatch(/^<ApiGatewayDeployment\d+>$/);
+
+    const logs = stage.AccessLogSetting as { DestinationArn: string; Format: string };
+    expect(logs.DestinationArn).toBe("<RestApiAccessLogGroup.Arn>");
+    const groups = new Map(
+      ofType(stack, "AWS::Logs::LogGroup").map((group) => [
+        String(group.Properties.LogGroupName),
+        group.Properties,
+      ]),
+    );
+    const accessLogs = groups.get("/aws/api-gateway/prometheus-mcp-lambda-prod");
+    expect(accessLogs?.RetentionInDays).toBeGreaterThan(0);
+    expect(accessLogs?.RetentionInDays).toBe(
+      groups.get("/aws/lambda/prometheus-mcp-lambda-prod-mcp")?.RetentionInDays,
+    );
+    expect(JSON.parse(logs.Format)).toMatchObject({
+      requestId: "$context.requestId",
+      userArn: "$context.identity.userArn",
+      resourcePath: "$context.resourcePath",
+      status: "$context.status",
+      integrationLatency: "$context.integration.latency",
     });
   });
 });

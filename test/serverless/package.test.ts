@@ -833,7 +833,13 @@ describe("serverless package --param=frontDoor=functionUrl", () => {
       "Fn::Join": ["", [{ "Fn::GetAtt": [urlId, "FunctionUrl"] }, "mcp"]],
     });
     const conditions = (template as unknown as { Conditions: Record<string, unknown> }).Conditions;
-    expect(conditions[url.Condition ?? ""]).toEqual({ "Fn::Equals": ["functionUrl", "functionUrl"] });
+    expect(conditions[url.Condition ?? ""]).toEqual({
+      "Fn::Or": [
+        { "Fn::Equals": ["functionUrl", "functionUrl"] },
+        { "Fn::Equals": ["functionUrl", "streaming"] },
+      ],
+    });
+    expect(url.Properties.InvokeMode).toBe("BUFFERED");
     // The HTTP API stays, with its routes.
     expect([...routes(template).keys()].sort()).toEqual(ROUTE_KEYS);
     expect(resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties.Timeout).toBe(120);
@@ -847,10 +853,89 @@ describe("serverless package --param=frontDoor=functionUrl", () => {
     expect(run.code, output(run)).toBe(0);
     const template = await templateIn(dir);
     const conditions = (template as unknown as { Conditions: Record<string, unknown> }).Conditions;
-    expect(conditions.FunctionUrlOn).toEqual({ "Fn::Equals": ["httpApi", "functionUrl"] });
+    expect(conditions.FunctionUrlOn).toEqual({
+      "Fn::Or": [{ "Fn::Equals": ["httpApi", "functionUrl"] }, { "Fn::Equals": ["httpApi", "streaming"] }],
+    });
     expect(resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties.Timeout).toBe(29);
     const refused = await packageTo("package-bad-front-door", ["frontDoor=alb"]);
     expect(refused.run.code).not.toBe(0);
+  }, 180_000);
+});
+
+describe("serverless package --param=frontDoor=streaming", () => {
+  it("serves the streaming entry through a REST API whose integrations stream and a RESPONSE_STREAM Function URL, and no HTTP API", async (context) => {
+    const { run, dir } = await packageTo("package-streaming", ["frontDoor=streaming"]);
+    expect(run.code, output(run)).toBe(0);
+    const template = await templateIn(dir);
+    const fn = resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties;
+    expect(fn?.Handler).toBe("src/streamHandler.handler");
+    expect(fn?.Timeout).toBe(300);
+    expect(routes(template).size).toBe(0);
+    expect(resourcesOf(template, "AWS::ApiGatewayV2::Api")).toEqual([]);
+
+    // Every route of the HTTP API, on the REST API, plus OPTIONS /mcp for browsers' preflights.
+    const paths = new Map(
+      Object.entries(template.Resources)
+        .filter(([, resource]) => resource.Type === "AWS::ApiGateway::Resource")
+        .map(([id, resource]) => [id, String(resource.Properties.PathPart)]),
+    );
+    const pathOf = (id: string): string => {
+      const parent = (template.Resources[id]?.Properties.ParentId as { Ref?: string }).Ref;
+      return `${parent !== undefined && paths.has(parent) ? pathOf(parent) : ""}/${paths.get(id)}`;
+    };
+    const methods = resourcesOf(template, "AWS::ApiGateway::Method").map((method) => {
+      const { HttpMethod, ResourceId, AuthorizationType, Integration } = method.Properties as {
+        HttpMethod: string;
+        ResourceId: { Ref: string };
+        AuthorizationType: string;
+        Integration: Json;
+      };
+      return { key: `${HttpMethod} ${pathOf(ResourceId.Ref)}`, AuthorizationType, Integration };
+    });
+    expect(methods.map((method) => method.key).sort()).toEqual([...ROUTE_KEYS, "OPTIONS /mcp"].sort());
+    for (const { key, AuthorizationType, Integration } of methods) {
+      const isPublic = PUBLIC_ROUTES.includes(key) || key === "OPTIONS /mcp";
+      expect(AuthorizationType, key).toBe(isPublic ? "NONE" : "AWS_IAM");
+      expect(Integration, key).toMatchObject({
+        Type: "AWS_PROXY",
+        ResponseTransferMode: "STREAM",
+        TimeoutInMillis: 300_000,
+      });
+      const uri = JSON.stringify(Integration.Uri);
+      expect(uri, key).toContain(":lambda:path/2021-11-15/functions/");
+      expect(uri, key).toContain("/response-streaming-invocations");
+    }
+
+    const [url] = resourcesOf(template, "AWS::Lambda::Url");
+    expect(url?.Properties).toMatchObject({ AuthType: "AWS_IAM", InvokeMode: "RESPONSE_STREAM" });
+    const conditions = (template as unknown as { Conditions: Record<string, unknown> }).Conditions;
+    expect(conditions.FunctionUrlOn).toEqual({
+      "Fn::Or": [
+        { "Fn::Equals": ["streaming", "functionUrl"] },
+        { "Fn::Equals": ["streaming", "streaming"] },
+      ],
+    });
+    expect(JSON.stringify(template.Outputs.McpUrl?.Value)).toContain('{"Ref":"ApiGatewayRestApi"}');
+    expect(JSON.stringify(template.Outputs.McpUrl?.Value)).toContain('"/dev/mcp"');
+
+    const entries = readZip(await readFile(join(dir, "mcp.zip")));
+    expect(entries.has("src/streamHandler.mjs")).toBe(true);
+    expect(entries.has("src/sdk-ajv-provider.cjs")).toBe(true);
+    expect(entries.has("src/handler.mjs")).toBe(false);
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    const lint = await cfnLint(dir);
+    expect(lint.errors, lint.output).toEqual([]);
+  }, 180_000);
+
+  it("refuses auth=jwt, which neither streaming front door can check, in one line", async () => {
+    const { run } = await packageTo("package-streaming-jwt", [
+      "frontDoor=streaming",
+      "auth=jwt",
+      "jwtIssuer=https://issuer.example.com",
+      "jwtAudience=client",
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(`${run.stdout}${run.stderr}`).toContain("frontDoor=streaming takes auth=iam only (not jwt)");
   }, 180_000);
 });
 

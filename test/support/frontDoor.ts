@@ -7,12 +7,21 @@ import type { RuntimeApi } from "./runtimeApi.js";
 const HTTP_INTEGRATION = "application/vnd.awslambda.http-integration-response";
 const PRELUDE_DELIMITER = Buffer.alloc(8);
 
+/** How the stand-in makes its events. */
+export interface FrontDoorShape {
+  /** "url": a Function URL's events (the default); "v1": a REST API's (stage "prod"). */
+  format?: "url" | "v1";
+  /** REST only: how long before the invocation API Gateway stamps the request as received. */
+  receivedAgoMs?: number;
+}
+
 /**
- * A stand-in for a Lambda Function URL in RESPONSE_STREAM mode on 127.0.0.1: each request becomes a
- * Function URL event for the function behind `api`, and its answer is relayed as the function writes
- * it (streamed: status and headers from the prelude, then the body chunk by chunk), or whole.
+ * A stand-in for a Lambda Function URL in RESPONSE_STREAM mode (or a REST API whose integration
+ * streams) on 127.0.0.1: each request becomes an event for the function behind `api`, and its answer
+ * is relayed as the function writes it (streamed: status and headers from the prelude, then the body
+ * chunk by chunk), or whole.
  */
-export async function startFrontDoor(api: RuntimeApi): Promise<RecordingServer> {
+export async function startFrontDoor(api: RuntimeApi, shape: FrontDoorShape = {}): Promise<RecordingServer> {
   const requests: string[] = [];
   const server = createServer(async (req, res) => {
     requests.push(req.url ?? "/");
@@ -24,12 +33,15 @@ export async function startFrontDoor(api: RuntimeApi): Promise<RecordingServer> 
           Array.isArray(value) ? value.join(", ") : (value ?? ""),
         ]),
       );
-      const event = httpEvent("url", {
+      const event = httpEvent(shape.format ?? "url", {
         method: req.method ?? "GET",
         path: new URL(req.url ?? "/", "http://front-door").pathname,
         headers,
         body: body.length > 0 ? body.toString("utf8") : undefined,
-      });
+      }) as { requestContext: Record<string, unknown> };
+      if (shape.receivedAgoMs !== undefined) {
+        event.requestContext.requestTimeEpoch = Date.now() - shape.receivedAgoMs;
+      }
       const invoked = await api.invoke(event);
       if ("error" in invoked) {
         res.writeHead(502, { "content-type": "application/json" });
