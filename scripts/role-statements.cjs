@@ -118,11 +118,21 @@ const SESSIONS_STATEMENT = {
   Resource: [{ "Fn::GetAtt": ["SessionsTable", "Arn"] }],
 };
 
+/**
+ * frontDoor=streaming keeps stream events in the same table and reads a stream's next events by key in
+ * one call (BatchGetItem; still no Scan / Query): src/sessions/streamEvents.ts.
+ */
+const STREAMING_SESSIONS_STATEMENT = {
+  ...SESSIONS_STATEMENT,
+  Action: [...SESSIONS_STATEMENT.Action, "dynamodb:BatchGetItem"],
+};
+
 module.exports = {
   servedTools,
   apsActions,
   apsStatements,
   SESSIONS_STATEMENT,
+  STREAMING_SESSIONS_STATEMENT,
   /** provider.iam.role.statements: the served tools' aps statements, then the sessions table's. */
   statements: async ({ resolveVariable }) => {
     const tools = servedTools(
@@ -136,6 +146,8 @@ module.exports = {
       describeResources: await describeResources({ resolveVariable }),
       dataResources: await dataResources({ resolveVariable }),
     };
-    return [...apsStatements(apsActions(tools), resources), SESSIONS_STATEMENT];
+    const streaming = (await resolveVariable("param:frontDoor")) === "streaming";
+    const sessions = streaming ? STREAMING_SESSIONS_STATEMENT : SESSIONS_STATEMENT;
+    return [...apsStatements(apsActions(tools), resources), sessions];
   },
 };

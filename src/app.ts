@@ -2,7 +2,7 @@ import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { Config } from "./config.js";
 import { buildContainer, type Container, type Dependencies } from "./container.js";
-import { type RequestContext, withNotifications } from "./context.js";
+import { type StreamSink, withStreamSink } from "./context.js";
 import { type HttpRequest, normalizeEvent } from "./http/event.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
@@ -36,15 +36,15 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   return middy(handler).onError(lastResort(container));
 }
 
-/** The request's path from the event to its answer, in one container; `notify` for a streamed answer. */
+/** The request's path from the event to its answer, in one container; `sink` for a streamed answer. */
 export function routerFor(container: Container) {
   const { tracing } = container;
-  return async (event: unknown, lambda: Context, notify: RequestContext["notify"]): Promise<unknown> => {
+  return async (event: unknown, lambda: Context, sink: StreamSink | undefined): Promise<unknown> => {
     const request = normalizeEvent(event);
     const correlationId = container.correlationIdOf(request, lambda);
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"
-        ? answerHttp(container, request, lambda, correlationId, trace, notify)
+        ? answerHttp(container, request, lambda, correlationId, trace, sink)
         : answerInvocation(container, request.payload, lambda, correlationId, trace);
     return tracing === undefined ? answer(undefined) : inInvocation(await tracing, answer);
   };
@@ -57,7 +57,7 @@ async function answerHttp(
   lambda: Context | undefined,
   correlationId: string | undefined,
   trace: Trace | undefined,
-  notify: RequestContext["notify"],
+  sink: StreamSink | undefined,
 ): Promise<HttpResponse> {
   const startedAt = performance.now();
   const report = container.newReport();
@@ -71,7 +71,7 @@ async function answerHttp(
     const replyBytes = container.mcpOptions.limits.replyBytes;
     const started = container.startRequestIn(lambda, request, replyBytes, report, trace, correlationId);
     try {
-      const context = notify === undefined ? started : withNotifications(started, notify);
+      const context = sink === undefined ? started : withStreamSink(started, sink);
       answer = await handleMcp(request, container.mcpOptions, context);
     } finally {
       started.end();

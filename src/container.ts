@@ -28,6 +28,7 @@ import { FileSessionStore } from "./sessions/fileStore.js";
 import { SessionManager } from "./sessions/manager.js";
 import { MemorySessionStore } from "./sessions/memoryStore.js";
 import type { SessionStore } from "./sessions/store.js";
+import { DynamoStreamEvents, type StreamEventStore } from "./sessions/streamEvents.js";
 import { loadTracing, type Trace, type Tracing } from "./tracing/trace.js";
 
 /** What a handler is built from besides its configuration; the defaults are what production uses. */
@@ -226,6 +227,7 @@ function routeOptions(
       sessionsRequired: config.sessions === "required",
       modern,
       limits: streamed ? STREAMED_LIMITS : BUFFERED_LIMITS,
+      resumption: streamed && sessions !== undefined ? streamEventsFor(config) : undefined,
     },
     directOptions: { pythonCompat: config.pythonCompat, openBridge, sharedBridge, modern },
   };
@@ -249,6 +251,16 @@ function startTracing(
 }
 
 /** SESSION_STORE: this container's memory, a directory of files (locally), or DynamoDB (SESSION_TABLE). */
+/** Where a streaming front door keeps stream events for resumption: beside DynamoDB sessions only. */
+function streamEventsFor(config: Config): StreamEventStore | undefined {
+  if (config.sessionTable === undefined) return undefined;
+  return new DynamoStreamEvents({
+    tableName: config.sessionTable,
+    region: config.awsRegion,
+    endpoint: config.dynamodbEndpoint,
+  });
+}
+
 function sessionStoreFor(config: Config, warn: (message: string) => void): SessionStore {
   if (config.sessionTable === undefined) {
     return config.sessionStore === "file"

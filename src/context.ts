@@ -213,6 +213,21 @@ export function withNotifications(
   return new Derived(context, deadlineAt, replyBytes, report, trace, progress, notify);
 }
 
+/**
+ * Where a streamed answer's notifications go as they happen, and (`gone`) a signal that aborts when its
+ * client went away and nothing can reach it any more: the request is then cancelled.
+ */
+export interface StreamSink {
+  notify(notification: JSONRPCNotification): void;
+  gone?: AbortSignal | undefined;
+}
+
+/** The same request, answered on `sink`: its notifications go there, and it stops when the sink is gone. */
+export function withStreamSink(context: RequestContext, sink: StreamSink): RequestContext {
+  const notified = withNotifications(context, (notification) => sink.notify(notification));
+  return sink.gone === undefined ? notified : withCancellation(notified, sink.gone);
+}
+
 /** One of `parts` requests answered together: each reply gets an equal part of the response. */
 export function withShareOfReply(context: RequestContext, parts: number): RequestContext {
   return new Derived(context, context.deadlineAt, Math.floor(context.replyBytes / Math.max(1, parts)));

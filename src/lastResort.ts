@@ -12,16 +12,28 @@ type OnError = Parameters<MiddyfiedHandler<unknown, unknown, Error, Context>["on
  * constants, so that nothing after it (the log line, the metrics) can undo it. Never throws.
  */
 export function lastResort(container: Container): OnError {
+  const answer = failedRequestAnswer(container);
   return (request) => {
-    const timedOut = isMiddyTimeout(request.error);
-    request.response = failureAnswer(request.event, timedOut);
+    request.response = answer(request.event, request.context, request.error);
+  };
+}
+
+/**
+ * The answer to `event`, whose handling failed with `error` outside every route, its failure logged
+ * and counted: what lastResort gives Middy, for a handler that writes its own response (the
+ * streaming entry). Never throws.
+ */
+export function failedRequestAnswer(container: Container) {
+  return (event: unknown, lambda: Context | undefined, error: unknown): unknown => {
+    const timedOut = isMiddyTimeout(error);
+    const response = failureAnswer(event, timedOut);
     try {
-      const invocation = { lambda: request.context, correlationId: request.context?.awsRequestId };
+      const invocation = { lambda, correlationId: lambda?.awsRequestId };
       if (timedOut) container.loggerFor(invocation).warn("request timed out before the handler answered");
-      else container.reportFault(request.error, "handler", invocation);
+      else container.reportFault(error, "handler", invocation);
       // Its metrics alone: the handler wrote no request line.
       container.writeMetricsOnly({
-        route: isHttpEvent(request.event) ? "mcp" : "direct",
+        route: isHttpEvent(event) ? "mcp" : "direct",
         status: timedOut ? 200 : 500,
         era: "none",
         fault: !timedOut,
@@ -32,6 +44,7 @@ export function lastResort(container: Container): OnError {
     } catch {
       // A failure to log a failure has nowhere left to go.
     }
+    return response;
   };
 }
 

@@ -1,30 +1,40 @@
-import { PassThrough } from "node:stream";
-import middy from "@middy/core";
+import type { Writable } from "node:stream";
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "aws-lambda";
 import { routerFor } from "./app.js";
 import type { Config } from "./config.js";
 import { buildContainer, type Dependencies } from "./container.js";
+import type { StreamSink } from "./context.js";
+import { EventWriter } from "./eventWriter.js";
 import { type HttpRequest, normalizeEvent } from "./http/event.js";
 import { corsHeaders, type HttpResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { isOriginAllowed } from "./http/rules.js";
-import { lastResort } from "./lastResort.js";
+import { acceptsEventStream, SSE_HEADERS } from "./http/sse.js";
+import { failedRequestAnswer } from "./lastResort.js";
 import { serverFault } from "./protocol/jsonrpc.js";
+import { ResponseOut } from "./responseStream.js";
+import { type Keeping, keepingFor, watchCancellation } from "./streamKeeping.js";
 
-/**
- * While an SSE answer waits on a slow query, a comment line this often keeps the connection in use,
- * well inside the idle limits of the streaming front doors (minutes).
- */
-export const KEEPALIVE_MS = 15_000;
+export { KEEPALIVE_MS } from "./responseStream.js";
+
+type Route = ReturnType<typeof routerFor>;
+type Fault = (error: unknown, where: string) => void;
 
 /**
  * The Lambda handler for a streaming front door (a Function URL in RESPONSE_STREAM mode, a REST API
- * with response streaming), through the Node runtime's `awslambda.streamifyResponse` (Middy's
- * `streamifyResponse`). Every request is answered as createHandler answers it, except a POST to /mcp
- * that accepts `text/event-stream` and whose tool call tells its progress: from its first
- * notification it is answered as SSE, each notification an event as it happens and the reply last.
- * A request with nothing to stream gets exactly today's JSON.
+ * whose integration streams), through the Node runtime's `awslambda.streamifyResponse`. Every request
+ * is answered as createHandler answers it, except:
+ *
+ * - a POST to /mcp that accepts `text/event-stream` and whose tool call tells its progress: from its
+ *   first notification it is answered as SSE, each notification an event as it happens, the reply
+ *   last. In a session with SESSION_TABLE each event is kept (with its id) before it is sent, so that
+ *   a client whose stream broke resumes it with `GET /mcp` + `Last-Event-ID` (routes/resume.ts);
+ * - such a GET, answered with the events the client missed and then the rest of the stream.
+ *
+ * A request with nothing to stream gets exactly today's JSON. The handler writes its own response
+ * (not through Middy's streamifyResponse) so that its invocation lasts until the reply is kept, even
+ * when the front door closes the stream early; a stream that is not kept then stops its request.
  *
  * @example
  * ```ts
@@ -34,77 +44,118 @@ export const KEEPALIVE_MS = 15_000;
 export function createStreamingHandler(config: Config, dependencies: Dependencies = {}) {
   const container = buildContainer(config, dependencies, true);
   const route = routerFor(container);
-  const answer = async (event: unknown, lambda: Context): Promise<unknown> => {
-    const request = normalizeEvent(event);
-    // A direct invocation's reply is JSON-RPC itself: streamed as its JSON text.
-    if (request.kind !== "http") return JSON.stringify((await route(event, lambda, undefined)) ?? null);
-    if (!acceptsEvents(request)) return route(event, lambda, undefined);
-    const serve = (notify: Notify) => route(event, lambda, notify) as Promise<HttpResponse>;
+  const failed = failedRequestAnswer(container);
+  const store = container.mcpOptions.resumption;
+  return awslambda.streamifyResponse(async (event: unknown, stream: Writable, lambda: Context) => {
+    const out = new ResponseOut(stream);
     const invocation = { lambda, correlationId: lambda?.awsRequestId };
-    return streamedOrWhole(request, config, serve, (error) =>
-      container.reportFault(error, "streamed answer", invocation),
-    );
-  };
-  return middy(answer, { streamifyResponse: true }).onError(lastResort(container));
+    const fault: Fault = (error, where) => container.reportFault(error, where, invocation);
+    try {
+      await answer(event, lambda, out, route, (request) => ({
+        config,
+        fault,
+        keeping: keepingFor(request, store, fault),
+      }));
+    } catch (error) {
+      // Nothing sent yet: the answer createHandler gives a failure. Once sent, the status stands.
+      if (out.opened) fault(error, "streamed answer");
+      const response = failed(event, lambda, error);
+      await (out.opened
+        ? out.end()
+        : isHttpResponse(response)
+          ? out.whole(response)
+          : out.raw(JSON.stringify(response)));
+    }
+  });
+}
+
+interface Streaming {
+  config: Config;
+  fault: Fault;
+  keeping: Keeping | undefined;
+}
+
+async function answer(
+  event: unknown,
+  lambda: Context,
+  out: ResponseOut,
+  route: Route,
+  streaming: (request: HttpRequest) => Streaming,
+): Promise<void> {
+  const request = normalizeEvent(event);
+  // A direct invocation's reply is JSON-RPC itself: streamed as its JSON text.
+  if (request.kind !== "http")
+    return out.raw(JSON.stringify((await route(event, lambda, undefined)) ?? null));
+  if (!acceptsEvents(request)) {
+    const response = (await route(event, lambda, undefined)) as HttpResponse;
+    return response.events === undefined
+      ? out.whole(response)
+      : follow(response, out, streaming(request).fault);
+  }
+  const serve = (sink: StreamSink) => route(event, lambda, sink) as Promise<HttpResponse>;
+  return streamedOrWhole(request, out, serve, streaming(request));
 }
 
 /** A POST to /mcp whose client takes an SSE answer (MCP clients accept both JSON and SSE). */
 function acceptsEvents(request: HttpRequest): boolean {
-  return (
-    request.method === "POST" &&
-    routeOf(request.path) === "mcp" &&
-    /\btext\/event-stream\b/i.test(request.headers.accept ?? "")
-  );
+  return request.method === "POST" && routeOf(request.path) === "mcp" && acceptsEventStream(request.headers);
 }
-
-type Notify = (notification: JSONRPCNotification) => void;
-
-/** An HTTP answer whose body may be a stream (Middy's streamifyResponse writes it as it comes). */
-type StreamedResponse = Omit<HttpResponse, "body"> & { body: string | PassThrough };
 
 /**
  * The answer as SSE from the request's first notification on, or its JSON when it finishes with none.
  * Once the stream has started the reply is its last event; a failure then is a `-32603` event, its
- * cause told to `onFault` (before the stream starts, a failure is Middy's, as in createHandler).
+ * cause told as a fault. A stream that is not kept stops its request when the front door closes it
+ * (its client cannot get the reply); a kept one runs to its reply, which its client can resume.
  */
-function streamedOrWhole(
+async function streamedOrWhole(
   request: HttpRequest,
-  config: Config,
-  serve: (notify: Notify) => Promise<HttpResponse>,
-  onFault: (error: unknown) => void,
-): Promise<StreamedResponse> {
-  return new Promise<StreamedResponse>((resolve, reject) => {
-    let stream: PassThrough | undefined;
-    let ended = false;
-    let keepalive: NodeJS.Timeout | undefined;
-    const notify: Notify = (notification) => {
-      if (ended) return;
-      if (stream === undefined) {
-        stream = new PassThrough();
-        keepalive = setInterval(() => stream?.write(": keepalive\n\n"), KEEPALIVE_MS);
-        resolve({ statusCode: 200, headers: eventStreamHeaders(request, config), body: stream });
+  out: ResponseOut,
+  serve: (sink: StreamSink) => Promise<HttpResponse>,
+  { config, fault, keeping }: Streaming,
+): Promise<void> {
+  let writer: EventWriter | undefined;
+  let replied = false;
+  const watch = keeping?.requestId === undefined ? undefined : watchCancellation(keeping, keeping.requestId);
+  const sink: StreamSink = {
+    notify: (notification: JSONRPCNotification) => {
+      if (replied) return;
+      if (writer === undefined) {
+        out.open(200, eventStreamHeaders(request, config), true);
+        writer = new EventWriter(out, keeping);
       }
-      stream.write(sseEvent(JSON.stringify(notification)));
-    };
-    const finish = (last: string): void => {
-      ended = true;
-      clearInterval(keepalive);
-      stream?.end(sseEvent(last));
-    };
-    serve(notify).then(
-      (response) => (stream === undefined ? resolve(response) : finish(response.body)),
-      (error: unknown) => {
-        if (stream === undefined) return reject(error);
-        onFault(error);
-        finish(JSON.stringify(serverFault(null).message));
-      },
-    );
-  });
+      writer.send(JSON.stringify(notification));
+    },
+    // A kept stream runs to its reply, which its client can resume, unless the client cancels it.
+    gone: watch?.signal ?? (keeping === undefined ? out.gone : undefined),
+  };
+  let response: HttpResponse;
+  try {
+    response = await serve(sink);
+  } catch (error) {
+    watch?.stop();
+    if (writer === undefined) throw error;
+    fault(error, "streamed answer");
+    replied = true;
+    return writer.end(JSON.stringify(serverFault(null).message));
+  }
+  watch?.stop();
+  replied = true;
+  return writer === undefined ? out.whole(response) : writer.end(response.body);
 }
 
-/** One SSE `message` event carrying one JSON-RPC message (JSON text has no raw line breaks). */
-function sseEvent(json: string): string {
-  return `event: message\ndata: ${json}\n\n`;
+/** A resumed stream (routes/resume.ts): its events as they come, then its end. */
+async function follow(response: HttpResponse, out: ResponseOut, fault: Fault): Promise<void> {
+  out.open(response.statusCode, response.headers, true);
+  try {
+    for await (const frame of response.events ?? []) {
+      if (out.gone.aborted) break;
+      out.write(frame);
+    }
+  } catch (error) {
+    // The store failed while following: the client resumes again from the last id it has.
+    fault(error, "resumed stream");
+  }
+  await out.end();
 }
 
 /** The headers of an SSE answer: what the JSON answer would have had (CORS, the session), as a stream. */
@@ -114,7 +165,10 @@ function eventStreamHeaders(request: HttpRequest, config: Config): Record<string
   return {
     ...corsHeaders(origin, origin === undefined || isOriginAllowed(origin, config.allowedOrigins)),
     ...(sessionId === undefined || sessionId === "" ? {} : { "Mcp-Session-Id": sessionId }),
-    "Content-Type": "text/event-stream",
-    "Cache-Control": "no-cache",
+    ...SSE_HEADERS,
   };
+}
+
+function isHttpResponse(value: unknown): value is HttpResponse {
+  return typeof value === "object" && value !== null && "statusCode" in value;
 }

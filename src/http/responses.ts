@@ -5,6 +5,11 @@ export interface HttpResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * SSE frames that follow the headers as they come (a resumed stream, src/routes/resume.ts): only a
+   * streaming front door (src/streaming.ts) is given a response with them; `body` is then empty.
+   */
+  events?: AsyncIterable<string>;
 }
 
 /** The CORS preflight answer, from the settings API Gateway and serverless offline use (serverless.yml). */

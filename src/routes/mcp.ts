@@ -30,20 +30,21 @@ import {
   refusePostHeaders,
 } from "../http/rules.js";
 import { type Body, type Classification, classify, type Malformed } from "../protocol/classify.js";
-import {
-  ErrorCode,
-  errorReply,
-  methodNamesIn,
-  type RequestId,
-  replyJson,
-  SERVER_ERROR,
-  SESSION_NOT_FOUND,
-} from "../protocol/jsonrpc.js";
+import { ErrorCode, methodNamesIn, replyJson, SERVER_ERROR } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
-import { SessionDataError, SessionStoreError } from "../sessions/store.js";
+import type { StreamEventStore } from "../sessions/streamEvents.js";
 import { type Answer, httpAnswer } from "./answer.js";
 import { type HttpLimits, withinLimit } from "./ceiling.js";
 import { answerModern, type ModernOptions } from "./modern.js";
+import { noteCancellations, resumeStream } from "./resume.js";
+import {
+  badSessionId,
+  SESSION_HEADER,
+  sessionIdOf,
+  sessionIdRequired,
+  sessionNotFound,
+  whileStoreAnswers,
+} from "./sessionAnswers.js";
 
 export interface McpRouteOptions extends RuleSettings {
   pythonCompat: boolean;
@@ -59,6 +60,11 @@ export interface McpRouteOptions extends RuleSettings {
   modern: ModernOptions;
   /** How big an answer may be: buffered, or streamed by a streaming front door (routes/ceiling.ts). */
   limits: HttpLimits;
+  /**
+   * Where a session's stream events are kept, so that its client can resume a broken stream (GET with
+   * Last-Event-ID): a streaming front door with SESSION_TABLE only; undefined elsewhere.
+   */
+  resumption?: StreamEventStore | undefined;
 }
 
 /** What the Python Lambda answered where nothing was to be answered. */
@@ -80,6 +86,10 @@ export async function handleMcp(
   if (request.method === "OPTIONS") return httpAnswer(preflight(cors));
   if (request.method === "DELETE" && options.sessions) {
     return httpAnswer(await endSession(request, options.sessions, cors, context));
+  }
+  if (request.method === "GET" && options.sessions && options.resumption) {
+    const resumed = await resumeStream(request, options.sessions, options.resumption, cors, context);
+    if (resumed) return httpAnswer(resumed);
   }
   if (request.method !== "POST") {
     const allow = { ...cors, Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
@@ -180,6 +190,7 @@ async function serve(
     return whileStoreAnswers(cors, async () => {
       const session = await sessions.resume(sessionId, context);
       if (!session) return sessionNotFound(cors);
+      if (options.resumption) await noteCancellations(payload, sessionId, options.resumption);
       const outcome = await dispatch(payload, { context, bridge: async () => session.bridge });
       await sessions.persist(session, context);
       const headers = { ...cors, [SESSION_HEADER]: sessionId };
@@ -204,13 +215,6 @@ async function serve(
   return toHttpResponse(outcome, options.pythonCompat, cors, options.limits);
 }
 
-const SESSION_HEADER = "Mcp-Session-Id";
-
-function sessionIdOf(request: HttpRequest): string | undefined {
-  const value = request.headers["mcp-session-id"];
-  return value === undefined || value === "" ? undefined : value;
-}
-
 async function endSession(
   request: HttpRequest,
   sessions: SessionManager,
@@ -223,52 +227,6 @@ async function endSession(
   return whileStoreAnswers(cors, async () =>
     (await sessions.delete(sessionId, context)) ? emptyResponse(204, cors) : sessionNotFound(cors),
   );
-}
-
-function badSessionId(cors: Record<string, string>): HttpResponse {
-  return jsonRpcErrorResponse(
-    400,
-    ErrorCode.InvalidRequest,
-    "Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters",
-    cors,
-  );
-}
-
-function sessionIdRequired(cors: Record<string, string>): HttpResponse {
-  return jsonRpcErrorResponse(
-    400,
-    ErrorCode.InvalidRequest,
-    "Bad Request: Mcp-Session-Id header is required",
-    cors,
-  );
-}
-
-function sessionNotFound(cors: Record<string, string>): HttpResponse {
-  return jsonRpcErrorResponse(404, SESSION_NOT_FOUND, "Session not found", cors);
-}
-
-/**
- * A failing session store is 503 with Retry-After, never 404: the session may well exist. Data the store
- * cannot hold (too large, too deep, inexact numbers) is the client's error: 400, `-32602` with what is
- * wrong and the limit, answered to `requestId`.
- */
-async function whileStoreAnswers(
-  cors: Record<string, string>,
-  serveWithStore: () => Promise<HttpResponse>,
-  requestId: RequestId | null = null,
-): Promise<HttpResponse> {
-  try {
-    return await serveWithStore();
-  } catch (error) {
-    if (error instanceof SessionDataError) {
-      return jsonResponse(400, errorReply(requestId, ErrorCode.InvalidParams, error.message), cors);
-    }
-    if (!(error instanceof SessionStoreError)) throw error;
-    return jsonRpcErrorResponse(503, SERVER_ERROR, "Session store unavailable; retry shortly", {
-      ...cors,
-      "Retry-After": "1",
-    });
-  }
 }
 
 function refuse(refusal: Refusal, cors: Record<string, string>): HttpResponse {

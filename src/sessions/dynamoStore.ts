@@ -1,8 +1,8 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { firstLine } from "../errors.js";
 import { cutText } from "../text.js";
 import { traced } from "../tracing/trace.js";
+import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
 import { checkStorable } from "./limits.js";
 import {
   type SessionChanges,
@@ -40,10 +40,7 @@ const CHANGE_FIELDS = [
   "updatedAt",
 ] as const satisfies readonly (keyof SessionChanges)[];
 
-interface Commands {
-  client: DynamoDBDocumentClient;
-  lib: typeof import("@aws-sdk/lib-dynamodb");
-}
+type Commands = DynamoCommands;
 
 /** The longest one store call may take (its attempts included), and never past the request's deadline. */
 const CALL_TIMEOUT_MS = 3_000;
@@ -229,24 +226,7 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   private load(operation: string): Promise<Commands> {
-    this.commands ??= (async () => {
-      const [dynamodb, lib] = await Promise.all([
-        import("@aws-sdk/client-dynamodb"),
-        import("@aws-sdk/lib-dynamodb"),
-      ]);
-      const base = new dynamodb.DynamoDBClient({
-        region: this.region,
-        ...(this.endpoint === undefined ? {} : { endpoint: this.endpoint }),
-        // One retry within the call's time (CALL_TIMEOUT_MS, the deadline), which the abort signal enforces;
-        // a connection that cannot be made in a second leaves time for that retry.
-        maxAttempts: 2,
-        requestHandler: { connectionTimeout: 1000 },
-      });
-      const client = lib.DynamoDBDocumentClient.from(base, {
-        marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-      });
-      return { client, lib };
-    })();
+    this.commands ??= loadDynamo(this.region, this.endpoint);
     return this.commands.catch((error: unknown) => {
       this.commands = undefined;
       throw storeError(operation, error);

@@ -170,6 +170,15 @@ export class SessionManager {
     else this.forgetServer(warm);
   }
 
+  /**
+   * Whether the session `id` exists for the context's principal (not expired, not another caller's),
+   * read from the store without building its server: enough to let its client resume a stream.
+   */
+  async isOpen(id: string, context: RequestContext): Promise<boolean> {
+    const record = await this.options.store.get(id, context);
+    return record !== undefined && record.principal === context.principal && !this.isExpired(record);
+  }
+
   /** Ends the session everywhere. False when there was no such session for the context's principal. */
   async delete(id: string, context: RequestContext): Promise<boolean> {
     const record = await this.options.store.get(id, context);

@@ -236,6 +236,7 @@ function expectLeastPrivilege(
   dataOn?: unknown[],
   regions: unknown[] = [{ Ref: "AWS::Region" }],
   apsActions: string[] = APS_ACTIONS,
+  dynamodbActions: string[] = DYNAMODB_ACTIONS,
 ) {
   const statements = roleStatements(template);
   const actions = statements.flatMap((statement) => [statement.Action].flat());
@@ -276,7 +277,7 @@ function expectLeastPrivilege(
   );
   expect(dynamodb).toHaveLength(1);
   const [statement] = dynamodb as [Statement];
-  expect([statement.Action].flat().sort()).toEqual(DYNAMODB_ACTIONS);
+  expect([statement.Action].flat().sort()).toEqual(dynamodbActions);
   expect(isStar(statement.Resource)).toBe(false);
   expect([statement.Resource].flat()).toEqual([{ "Fn::GetAtt": [tableId, "Arn"] }]);
 }
@@ -917,6 +918,17 @@ describe("serverless package --param=frontDoor=streaming", () => {
     });
     expect(JSON.stringify(template.Outputs.McpUrl?.Value)).toContain('{"Ref":"ApiGatewayRestApi"}');
     expect(JSON.stringify(template.Outputs.McpUrl?.Value)).toContain('"/dev/mcp"');
+
+    // Stream events live in the sessions table, read by key in batches: BatchGetItem, and still no Query.
+    const keyReads = [...DYNAMODB_ACTIONS, "dynamodb:BatchGetItem"].sort();
+    expectLeastPrivilege(
+      template,
+      expectSessionsTable(template),
+      undefined,
+      undefined,
+      APS_ACTIONS,
+      keyReads,
+    );
 
     const entries = readZip(await readFile(join(dir, "mcp.zip")));
     expect(entries.has("src/streamHandler.mjs")).toBe(true);

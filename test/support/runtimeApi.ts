@@ -195,8 +195,14 @@ export function startRuntimeClient(
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  child.stdout?.resume();
-  child.stderr?.resume();
+  // RIC_OUTPUT=1: the runtime's own output (the function's logs, the client's errors) on stderr.
+  if (process.env.RIC_OUTPUT === "1") {
+    child.stdout?.pipe(process.stderr);
+    child.stderr?.pipe(process.stderr);
+  } else {
+    child.stdout?.resume();
+    child.stderr?.resume();
+  }
   child.once("exit", (code, signal) => api.abandon(`the runtime client exited (${code ?? signal})`));
   return child;
 }

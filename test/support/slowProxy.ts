@@ -15,7 +15,10 @@ export interface Slowness {
 }
 
 /** The proxy: its base URL (`http://127.0.0.1:<port>`, standing in for the upstream's) and the requests it got. */
-export type SlowProxy = RecordingServer;
+export interface SlowProxy extends RecordingServer {
+  /** How many answers their caller abandoned before the proxy finished sending them. */
+  readonly abandoned: number;
+}
 
 /**
  * A proxy on 127.0.0.1 in front of a real Prometheus (`upstream`) that answers as it does, only
@@ -23,10 +26,14 @@ export type SlowProxy = RecordingServer;
  */
 export async function startSlowProxy(upstream: string, slowness: Slowness): Promise<SlowProxy> {
   const requests: string[] = [];
+  let abandoned = 0;
   const server = createServer(async (req, res) => {
     const path = req.url ?? "/";
     requests.push(path);
     req.resume();
+    res.once("close", () => {
+      if (!res.writableFinished) abandoned++;
+    });
     try {
       if (requests.length <= (slowness.failFirst ?? 0)) {
         res.writeHead(503, { "content-type": "text/plain" });
@@ -50,5 +57,13 @@ export async function startSlowProxy(upstream: string, slowness: Slowness): Prom
       res.destroy();
     }
   });
-  return listenRecording(server, requests);
+  const recording = await listenRecording(server, requests);
+  return {
+    url: recording.url,
+    requests,
+    close: () => recording.close(),
+    get abandoned() {
+      return abandoned;
+    },
+  };
 }

@@ -1,0 +1,66 @@
+import type { HttpRequest } from "../http/event.js";
+import { type HttpResponse, jsonResponse, jsonRpcErrorResponse } from "../http/responses.js";
+import {
+  ErrorCode,
+  errorReply,
+  type RequestId,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+} from "../protocol/jsonrpc.js";
+import { SessionDataError, SessionStoreError } from "../sessions/store.js";
+
+// The answers of the session rules, shared by the routes that take a session (routes/mcp.ts,
+// routes/resume.ts).
+
+export const SESSION_HEADER = "Mcp-Session-Id";
+
+export function sessionIdOf(request: HttpRequest): string | undefined {
+  const value = request.headers["mcp-session-id"];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+export function badSessionId(cors: Record<string, string>): HttpResponse {
+  return jsonRpcErrorResponse(
+    400,
+    ErrorCode.InvalidRequest,
+    "Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters",
+    cors,
+  );
+}
+
+export function sessionIdRequired(cors: Record<string, string>): HttpResponse {
+  return jsonRpcErrorResponse(
+    400,
+    ErrorCode.InvalidRequest,
+    "Bad Request: Mcp-Session-Id header is required",
+    cors,
+  );
+}
+
+export function sessionNotFound(cors: Record<string, string>): HttpResponse {
+  return jsonRpcErrorResponse(404, SESSION_NOT_FOUND, "Session not found", cors);
+}
+
+/**
+ * A failing session store is 503 with Retry-After, never 404: the session may well exist. Data the store
+ * cannot hold (too large, too deep, inexact numbers) is the client's error: 400, `-32602` with what is
+ * wrong and the limit, answered to `requestId`.
+ */
+export async function whileStoreAnswers(
+  cors: Record<string, string>,
+  serveWithStore: () => Promise<HttpResponse>,
+  requestId: RequestId | null = null,
+): Promise<HttpResponse> {
+  try {
+    return await serveWithStore();
+  } catch (error) {
+    if (error instanceof SessionDataError) {
+      return jsonResponse(400, errorReply(requestId, ErrorCode.InvalidParams, error.message), cors);
+    }
+    if (!(error instanceof SessionStoreError)) throw error;
+    return jsonRpcErrorResponse(503, SERVER_ERROR, "Session store unavailable; retry shortly", {
+      ...cors,
+      "Retry-After": "1",
+    });
+  }
+}

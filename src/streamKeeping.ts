@@ -1,0 +1,78 @@
+import type { HttpRequest } from "./http/event.js";
+import { isPlainObject } from "./json.js";
+import { isModernVersion } from "./protocol/versions.js";
+import type { StreamEventStore } from "./sessions/streamEvents.js";
+
+/** How often a kept stream looks for its client's cancellation, noted by another invocation. */
+export const CANCEL_POLL_MS = 1_000;
+
+/** Where a session's stream keeps its events, so that its client can resume it (routes/resume.ts). */
+export interface Keeping {
+  store: StreamEventStore;
+  sessionId: string;
+  /** The id of the request the stream answers (one JSON-RPC request), to look for its cancellation. */
+  requestId: string | number | undefined;
+  /** Told when an event cannot be kept: the stream goes on, without ids from then on. */
+  onFault(error: unknown): void;
+}
+
+/**
+ * Where a POST's stream keeps its events: in a 2025-revision session where events are kept
+ * (SESSION_TABLE). The route has checked the session before any event is made; 2026-07-28 has no
+ * sessions and no resumption.
+ */
+export function keepingFor(
+  request: HttpRequest,
+  store: StreamEventStore | undefined,
+  fault: (error: unknown, where: string) => void,
+): Keeping | undefined {
+  const sessionId = request.headers["mcp-session-id"];
+  const version = request.headers["mcp-protocol-version"];
+  if (store === undefined || sessionId === undefined || sessionId === "") return undefined;
+  if (version !== undefined && isModernVersion(version)) return undefined;
+  const onFault = (error: unknown) => fault(error, "keeping a stream event");
+  return { store, sessionId, requestId: requestIdIn(request.body), onFault };
+}
+
+/** The id of the one JSON-RPC request a body holds; undefined for a batch or anything else. */
+function requestIdIn(body: string): string | number | undefined {
+  try {
+    const message: unknown = JSON.parse(body);
+    const id = isPlainObject(message) ? message.id : undefined;
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Aborts when the session's client cancels the request: its `notifications/cancelled` reaches
+ * whichever invocation the front door picks, which notes it in the store (routes/resume.ts); this one
+ * looks every CANCEL_POLL_MS while it streams.
+ */
+export function watchCancellation(
+  keeping: Keeping,
+  requestId: string | number,
+): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const look = async (): Promise<void> => {
+    try {
+      if (await keeping.store.isCancelled(keeping.sessionId, requestId)) {
+        controller.abort(new DOMException("the client cancelled the request", "AbortError"));
+        return;
+      }
+    } catch {
+      // The store did not answer: look again next time.
+    }
+    if (timer !== undefined) timer = setTimeout(look, CANCEL_POLL_MS);
+  };
+  timer = setTimeout(look, CANCEL_POLL_MS);
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
