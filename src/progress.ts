@@ -12,8 +12,11 @@ import { formatCount, formatSize } from "./text.js";
  * ```
  */
 export interface Progress {
-  /** A step worth telling at once: the query sent, Prometheus answering, a retry, cutting begun. */
-  step(message: string): void;
+  /**
+   * A step worth telling at once: the query sent, Prometheus answering, cutting begun (`info`), or a
+   * retry (`warning`); the level is what a log notification of it says (2026-07-28 `logLevel`).
+   */
+  step(message: string, level?: "info" | "warning"): void;
   /** The answer as it is read: bytes and elements (series, values) so far; told a few times a second at most. */
   reading(bytes: number, elements: number, who: string): void;
 }
@@ -26,6 +29,8 @@ export interface ProgressUpdate {
   /** Counts up by one with each notification: strictly increasing, as MCP requires. */
   progress: number;
   message: string;
+  /** Its level as a log message: `debug` for the reading, else the step's. */
+  level: "debug" | "info" | "warning";
 }
 
 /**
@@ -41,8 +46,8 @@ export class ProgressNotifier implements Progress {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  step(message: string): void {
-    this.tell(message);
+  step(message: string, level: "info" | "warning" = "info"): void {
+    this.tell(message, level);
   }
 
   reading(bytes: number, elements: number, who: string): void {
@@ -50,11 +55,11 @@ export class ProgressNotifier implements Progress {
     if (at - this.lastReadingAt < READING_INTERVAL_MS) return;
     this.lastReadingAt = at;
     const read = elements > 0 ? `${formatCount(elements)} ${elements === 1 ? "entry" : "entries"}, ` : "";
-    this.tell(`Reading ${who}'s answer: ${read}${formatSize(bytes)} so far`);
+    this.tell(`Reading ${who}'s answer: ${read}${formatSize(bytes)} so far`, "debug");
   }
 
-  private tell(message: string): void {
+  private tell(message: string, level: ProgressUpdate["level"]): void {
     this.sent += 1;
-    this.send({ progress: this.sent, message });
+    this.send({ progress: this.sent, message, level });
   }
 }

@@ -30,6 +30,7 @@ import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { type Progress, ProgressNotifier } from "./progress.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
+import { isLoggedAt, META_KEYS } from "./protocol/envelope.js";
 import { constantResult } from "./protocol/jsonrpc.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
 import { describeTool } from "./toolSchemas.js";
@@ -246,20 +247,30 @@ async function answerToolCall(
  * The call's context, telling its caller how far along it is when the call carries a `progressToken`:
  * each step (the query sent, Prometheus answering, a retry, cutting) and the answer as it is read, as
  * `notifications/progress` on the request's own stream (stdio writes them at once; a buffered HTTP
- * response has nowhere to put them, and drops them).
+ * response has nowhere to put them, and drops them). A 2026-07-28 call that asks for log notifications
+ * (`_meta` logLevel) gets the same steps as `notifications/message` at their level (a retry is a
+ * warning, the reading debug), those at or above the level it asked for; each carries the call's
+ * token in `_meta`, for the bridge to find its caller (bridge.ts), which it does not pass on.
  */
 function toldProgress(
   context: RequestContext,
   request: z.output<typeof CallToolRequestSchema>,
   extra: Extra,
 ): RequestContext {
-  const progressToken = request.params._meta?.progressToken;
+  const meta = request.params._meta;
+  const progressToken = meta?.progressToken;
   if (progressToken === undefined) return context;
-  const notifier = new ProgressNotifier(({ progress, message }) => {
-    // The caller may be gone (a closed transport): progress is a courtesy, never a failure.
-    extra
-      .sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
-      .catch(() => undefined);
+  const logLevel = meta?.[META_KEYS.logLevel];
+  // The caller may be gone (a closed transport): notifications are a courtesy, never a failure.
+  const send = (notification: ServerNotification) => void extra.sendNotification(notification).catch(() => undefined);
+  const notifier = new ProgressNotifier(({ progress, message, level }) => {
+    send({ method: "notifications/progress", params: { progressToken, progress, message } });
+    if (typeof logLevel === "string" && isLoggedAt(level, logLevel)) {
+      send({
+        method: "notifications/message",
+        params: { level, logger: "prometheus", data: message, _meta: { progressToken } },
+      });
+    }
   });
   return withProgress(context, notifier);
 }

@@ -13,6 +13,7 @@ import {
   serverFault,
 } from "../protocol/jsonrpc.js";
 import { invalidParams } from "./params.js";
+import { META_KEYS } from "../protocol/envelope.js";
 
 /** Anything that speaks MCP over a transport: an SDK McpServer or Server. */
 export interface Connectable {
@@ -47,6 +48,8 @@ interface Pending {
   bound?: number;
   /** The `progressToken` the caller sent, when its progress has somewhere to go (`context.notify`). */
   progressToken?: ProgressToken;
+  /** The log level a 2026-07-28 caller asked for (`_meta` logLevel), when its logs have somewhere to go. */
+  logLevel?: string;
 }
 
 /**
@@ -176,24 +179,37 @@ export class Bridge implements ForwardedRequests {
   }
 
   /**
-   * The request as the server gets it: under its private id and, when it asks for progress, a private
-   * `progressToken` too (the private id: two callers of one shared server may well send the same
-   * token). Where its progress can go nowhere (no `context.notify`: a buffered answer) the token is
-   * dropped, so the server does not make progress no one reads.
+   * The request as the server gets it: under its private id and, when it asks for progress (a
+   * `progressToken`) or for log notifications (2026-07-28 `logLevel`), a private `progressToken` too
+   * (the private id: two callers of one shared server may well send the same token), which the server's
+   * progress and log notifications about it carry. Where they can go nowhere (no `context.notify`: a
+   * buffered answer) the token is dropped, so the server does not make notifications no one reads.
    */
   private forwarded(entry: Pending, privateId: number): JSONRPCRequest {
     const params = entry.request.params;
     const meta = params?._meta;
-    if (params === undefined || meta === undefined || !Object.hasOwn(meta, "progressToken")) {
-      return { ...entry.request, id: privateId };
-    }
+    if (params === undefined || meta === undefined) return { ...entry.request, id: privateId };
     const { progressToken, ...otherMeta } = meta;
-    const told = entry.context.notify !== undefined && progressToken !== undefined;
-    if (told) entry.progressToken = progressToken;
+    const logLevel = otherMeta[META_KEYS.logLevel];
+    if (entry.context.notify !== undefined) {
+      if (progressToken !== undefined) entry.progressToken = progressToken;
+      if (typeof logLevel === "string") entry.logLevel = logLevel;
+    }
+    const told = entry.progressToken !== undefined || entry.logLevel !== undefined;
+    if (!told && !Object.hasOwn(meta, "progressToken")) return { ...entry.request, id: privateId };
     const kept = told ? { ...otherMeta, progressToken: privateId } : otherMeta;
     const { _meta: _dropped, ...otherParams } = params;
     const withMeta = Object.keys(kept).length > 0 ? { ...otherParams, _meta: kept } : otherParams;
     return { ...entry.request, id: privateId, params: withMeta };
+  }
+
+  /** A server's log message about a request still pending (its private token in `_meta`), passed on to its caller. */
+  private relayLog(message: JSONRPCNotification): void {
+    const { _meta: meta, ...params } = message.params ?? {};
+    const privateToken = (meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const entry = typeof privateToken === "number" ? this.pending.get(privateToken) : undefined;
+    if (entry?.logLevel === undefined) return;
+    entry.context.notify?.({ ...message, params });
   }
 
   /** A server's progress about a request still pending, passed on to its caller under the caller's own token. */
@@ -216,6 +232,8 @@ export class Bridge implements ForwardedRequests {
         void this.send(refusal).catch(() => undefined);
       } else if (message.method === "notifications/progress") {
         this.relayProgress(message);
+      } else if (message.method === "notifications/message") {
+        this.relayLog(message);
       }
       return;
     }

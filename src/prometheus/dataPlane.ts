@@ -242,6 +242,7 @@ export class DataPlane {
         const wait = (delay / 1000).toFixed(1);
         call.context.progress?.step(
           `Attempt ${attempt + 2} of ${maxAttempts} after ${error.reason} from ${who}, in ${wait} s`,
+          "warning",
         );
         try {
           await sleep(delay, undefined, { signal: call.context.signal });

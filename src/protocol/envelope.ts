@@ -10,7 +10,15 @@ export const META_KEYS = {
   serverInfo: "io.modelcontextprotocol/serverInfo",
 } as const;
 
-const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/** MCP's log levels (RFC 5424's), least severe first. */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/** Whether a message at `level` is one a client that asked for `wanted` and above gets. */
+export function isLoggedAt(level: string, wanted: string): boolean {
+  const at = LOG_LEVELS.indexOf(level);
+  const from = LOG_LEVELS.indexOf(wanted);
+  return at >= 0 && from >= 0 && at >= from;
+}
 
 /** What a 2026-07-28 request says about itself in `params._meta`. */
 export interface Envelope {

@@ -213,4 +213,70 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
       await client.close();
     }
   }, 60_000);
+
+  it("streams a 2026-07-28 call's steps as log notifications when it asks for them (logLevel), at and above that level", async () => {
+    /** A 2026-07-28 tools/call of the slow query asking for logs at `logLevel`, as SSE events. */
+    const logged = async (logLevel: string) => {
+      const answer = await fetch(`${frontDoor.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "ExecuteRangeQuery",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: {
+            name: "ExecuteRangeQuery",
+            arguments: RANGE,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+              "io.modelcontextprotocol/clientInfo": { name: "streaming-e2e", version: "1.0.0" },
+              "io.modelcontextprotocol/logLevel": logLevel,
+            },
+          },
+        }),
+      });
+      expect(answer.status).toBe(200);
+      const type = answer.headers.get("content-type");
+      const text = await answer.text();
+      const events =
+        type === "text/event-stream"
+          ? text
+              .split("\n\n")
+              .filter((block) => block.startsWith("event: message\n"))
+              .map(
+                (block) =>
+                  JSON.parse(block.slice("event: message\ndata: ".length)) as Record<string, unknown>,
+              )
+          : [JSON.parse(text) as Record<string, unknown>];
+      return { type, events };
+    };
+    const info = await logged("info");
+    expect(info.type).toBe("text/event-stream");
+    const logs = info.events.slice(0, -1) as Array<{ method: string; params: Record<string, unknown> }>;
+    expect(logs.every((event) => event.method === "notifications/message")).toBe(true);
+    expect(logs.map((event) => event.params)).toContainEqual({
+      level: "info",
+      logger: "prometheus",
+      data: "Prometheus is answering (HTTP 200)",
+    });
+    // At info, no reading updates (debug); and no progress, which it did not ask for.
+    expect(logs.every((event) => event.params.level === "info")).toBe(true);
+    expect(info.events.at(-1)).toMatchObject({ id: 7, result: { resultType: "complete" } });
+
+    const debug = await logged("debug");
+    const levels = debug.events.slice(0, -1).map((event) => (event.params as { level: string }).level);
+    expect(levels).toContain("debug");
+    expect(levels).toContain("info");
+    // Nothing here is a warning (no retry): asked for warnings and above, it is one JSON answer.
+    const warning = await logged("warning");
+    expect(warning.type).toBe("application/json");
+    expect(warning.events).toHaveLength(1);
+  }, 60_000);
 });

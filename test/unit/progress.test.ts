@@ -15,15 +15,17 @@ function notifier() {
 }
 
 describe("ProgressNotifier", () => {
-  it("tells every step at once, counting progress up by one each time", () => {
+  it("tells every step at once, counting progress up by one each time, at its log level", () => {
     const { sent, progress } = notifier();
     progress.step("Asked Prometheus (/api/v1/query)");
-    progress.step("Attempt 2 of 3 after HTTP 503 from Prometheus, in 0.2 s");
+    progress.step("Attempt 2 of 3 after HTTP 503 from Prometheus, in 0.2 s", "warning");
     progress.step("Prometheus is answering (HTTP 200)");
+    progress.reading(2048, 3, "Prometheus");
     expect(sent).toStrictEqual([
-      { progress: 1, message: "Asked Prometheus (/api/v1/query)" },
-      { progress: 2, message: "Attempt 2 of 3 after HTTP 503 from Prometheus, in 0.2 s" },
-      { progress: 3, message: "Prometheus is answering (HTTP 200)" },
+      { progress: 1, message: "Asked Prometheus (/api/v1/query)", level: "info" },
+      { progress: 2, message: "Attempt 2 of 3 after HTTP 503 from Prometheus, in 0.2 s", level: "warning" },
+      { progress: 3, message: "Prometheus is answering (HTTP 200)", level: "info" },
+      { progress: 4, message: "Reading Prometheus's answer: 3 entries, 2 kB so far", level: "debug" },
     ]);
   });
 
