@@ -1,8 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { EMPTY_INSTANT_HINT, EMPTY_RANGE_HINT, QueryResultCollector } from "../../src/results/queryResult.js";
+import { BUFFERED_LIMITS, STREAMED_LIMITS } from "../../src/routes/ceiling.js";
 import { renderToolResult } from "../../src/server.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import { ENTRY, type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 // What the tools add for the model beyond the Python interface (issue 14, "help the model help
@@ -10,6 +11,8 @@ import { closeServer, listenLoopback } from "../support/net.js";
 // and `now-<duration>` times as they reach Prometheus.
 
 const PYTHON_KEYS = ["prometheus_url", "aws_region", "aws_profile", "service_name"];
+/** What one reply may take on this run's entry (buffered, or streamed: test/helpers/handler.ts). */
+const REPLY_BYTES = (ENTRY === "streaming" ? STREAMED_LIMITS : BUFFERED_LIMITS).replyBytes;
 const EXTRA_KEYS = ["auth_mode", "server_time", "result_budget_bytes", "result_budget_tokens"];
 /** A query the stand-in Prometheus answers with no series. */
 const MATCHES_NOTHING = "no_such_metric";
@@ -109,10 +112,10 @@ describe("GetServerInfo: the Python keys, then auth_mode, server_time and the re
     const info = (await callOne(makeHandler({ PROMETHEUS_URL: prometheusUrl }), "GetServerInfo", {}))
       .structuredContent;
     expect(info).toMatchObject({ auth_mode: "sigv4", result_budget_tokens: 20_000 });
-    // One HTTP reply's share of the 6,000,000-byte response: the body is escaped once more, and the
-    // reply carries the text and the structured copy.
-    expect(info?.result_budget_bytes).toBeGreaterThan(900_000);
-    expect(info?.result_budget_bytes).toBeLessThan(1_000_000);
+    // A third of what one HTTP reply may take (it carries the text and the structured copy): of the
+    // 6,000,000-byte buffered response, whose body is escaped once more; of a stream's 200 MB.
+    expect(info?.result_budget_bytes).toBeGreaterThan(0.3 * REPLY_BYTES);
+    expect(info?.result_budget_bytes).toBeLessThan(REPLY_BYTES / 3);
   });
 
   it("result_budget_bytes is the call's own budget: less when a batch of 100 shares the response", async () => {
@@ -123,8 +126,8 @@ describe("GetServerInfo: the Python keys, then auth_mode, server_time and the re
     const budgets = new Set(replies.map((reply) => reply.result.structuredContent?.result_budget_bytes));
     expect(budgets.size).toBe(1);
     const [budget] = budgets as Set<number>;
-    expect(budget).toBeGreaterThan(1_000);
-    expect(budget).toBeLessThan(100_000);
+    expect(budget).toBeGreaterThan((0.3 * REPLY_BYTES) / 100);
+    expect(budget).toBeLessThan(REPLY_BYTES / 300);
   });
 });
 

@@ -1,7 +1,9 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { createHandler, type Dependencies } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { createStreamingHandler } from "../../src/streaming.js";
 import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "../support/events.js";
+import { asBuffered, installStreamingRuntime } from "../support/lambdaStreaming.js";
 
 export interface HttpResult {
   statusCode: number;
@@ -17,11 +19,21 @@ export type Handler = (event: unknown, context: unknown) => Promise<unknown>;
  * running the tests cannot leak in.
  */
 export function makeHandler(env: Record<string, string> = {}, dependencies: Dependencies = {}): Handler {
-  return createHandler(
-    loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...env }),
-    dependencies,
-  ) as unknown as Handler;
+  const config = loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...env });
+  if (ENTRY === "streaming") {
+    installStreamingRuntime();
+    return asBuffered(createStreamingHandler(config, dependencies) as never);
+  }
+  return createHandler(config, dependencies) as unknown as Handler;
 }
+
+/**
+ * Which entry the handlers of the tests are: `buffered` (src/handler.ts's createHandler), or with
+ * CONTRACT_ENTRY=streaming the streaming entry (src/streaming.ts), its streamed answers read back as
+ * a front door reads them: the contract suite's second run (vitest.config.ts).
+ */
+export const ENTRY: "buffered" | "streaming" =
+  process.env.CONTRACT_ENTRY === "streaming" ? "streaming" : "buffered";
 
 /** A handler that also records every MCP server it builds. */
 export function makeHandlerCapturingServers(env: Record<string, string> = {}): {
