@@ -36,11 +36,15 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   return middy(handler).onError(lastResort(container));
 }
 
-/** The request's path from the event to its answer, in one container; `sink` for a streamed answer. */
+/** The path from the event (`request`, when read already) to its answer; `sink` for a streamed answer. */
 export function routerFor(container: Container) {
   const { tracing } = container;
-  return async (event: unknown, lambda: Context, sink: StreamSink | undefined): Promise<unknown> => {
-    const request = normalizeEvent(event);
+  return async (
+    event: unknown,
+    lambda: Context,
+    sink: StreamSink | undefined,
+    request = normalizeEvent(event),
+  ): Promise<unknown> => {
     const correlationId = container.correlationIdOf(request, lambda);
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"

@@ -33,7 +33,7 @@ export class EventWriter {
   async end(json: string): Promise<void> {
     this.send(json, true);
     await this.chain;
-    await this.out.end();
+    this.out.end();
   }
 
   /** The event's id once it is kept; undefined when the stream is not (or no longer) kept. */

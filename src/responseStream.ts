@@ -10,21 +10,16 @@ export const KEEPALIVE_MS = 15_000;
 
 /**
  * The invocation's response stream (the Node runtime's, under `awslambda.streamifyResponse`) as one
- * HTTP answer: written whole, or opened and written as it comes. It notes when the stream breaks
- * before its end (the front door closed it: where the runtime reports that at all, its client went
- * away), and from then on writes nothing.
+ * HTTP answer: written whole, or opened and written as it comes. It notes when a stream written over
+ * time breaks before its end (an error: where the runtime reports that at all, the front door closed
+ * it), and from then on writes nothing.
  */
 export class ResponseOut {
   private http: Writable | undefined;
   private keepalive: NodeJS.Timeout | undefined;
   private readonly broken = new AbortController();
 
-  constructor(private readonly stream: Writable) {
-    stream.once("error", () => this.markGone());
-    stream.once("close", () => {
-      if (!stream.writableFinished) this.markGone();
-    });
-  }
+  constructor(private readonly stream: Writable) {}
 
   /** Aborts when the stream broke before its end. */
   get gone(): AbortSignal {
@@ -36,40 +31,46 @@ export class ResponseOut {
     return this.http !== undefined;
   }
 
-  /** Sends the status and headers; `keepAlive`: then a comment line whenever KEEPALIVE_MS pass. */
+  /**
+   * Sends the status and headers. `keepAlive` (an answer written over time): a comment line whenever
+   * KEEPALIVE_MS pass, and the stream watched for breaking (an answer written at once has nothing to
+   * stop, and the runtime's stream has an error listener of its own).
+   */
   open(statusCode: number, headers: Record<string, string>, keepAlive = false): void {
     this.http = awslambda.HttpResponseStream.from(this.stream, { statusCode, headers });
-    if (keepAlive) this.keepalive = setInterval(() => this.write(SSE_KEEPALIVE), KEEPALIVE_MS);
+    if (!keepAlive) return;
+    this.stream.on("error", () => this.markGone());
+    this.keepalive = setInterval(() => this.write(SSE_KEEPALIVE), KEEPALIVE_MS);
   }
 
   write(text: string): void {
     if (this.http !== undefined && !this.gone.aborted) this.http.write(text);
   }
 
-  /** Writes the last text and ends the stream; resolves once it is written (or cannot be). */
-  end(text = ""): Promise<void> {
+  /**
+   * Writes the last text and ends the stream. Nothing to wait for: the runtime waits for the stream
+   * to finish once the handler has returned (aws-lambda-ric awaits the Runtime API's answer to it).
+   */
+  end(text = ""): void {
     clearInterval(this.keepalive);
     const http = this.http ?? this.stream;
-    if (this.gone.aborted || http.writableEnded) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      http.once("error", () => resolve());
-      // Through write, never end(text): the runtime's stream sends the HTTP prelude on the first write()
-      // only, and an answer must write something (an empty body too) for its prelude to go out.
-      http.write(text);
-      http.end(() => resolve());
-    });
+    if (this.gone.aborted || http.writableEnded) return;
+    // Through write, never end(text): the runtime's stream sends the HTTP prelude on the first write()
+    // only, and an answer must write something (an empty body too) for its prelude to go out.
+    http.write(text);
+    http.end();
   }
 
   /** One whole HTTP answer. */
-  whole(response: HttpResponse): Promise<void> {
+  whole(response: HttpResponse): void {
     this.open(response.statusCode, response.headers);
-    return this.end(response.body);
+    this.end(response.body);
   }
 
   /** Text with no HTTP prelude: a direct invocation's result. */
-  raw(text: string): Promise<void> {
+  raw(text: string): void {
     this.http = this.stream;
-    return this.end(text);
+    this.end(text);
   }
 
   private markGone(): void {

@@ -262,7 +262,8 @@ function toldProgress(
   if (progressToken === undefined) return context;
   const logLevel = meta?.[META_KEYS.logLevel];
   // The caller may be gone (a closed transport): notifications are a courtesy, never a failure.
-  const send = (notification: ServerNotification) => void extra.sendNotification(notification).catch(() => undefined);
+  const send = (notification: ServerNotification) =>
+    void extra.sendNotification(notification).catch(() => undefined);
   const notifier = new ProgressNotifier(({ progress, message, level }) => {
     send({ method: "notifications/progress", params: { progressToken, progress, message } });
     if (typeof logLevel === "string" && isLoggedAt(level, logLevel)) {

@@ -60,11 +60,9 @@ export function createStreamingHandler(config: Config, dependencies: Dependencie
       // Nothing sent yet: the answer createHandler gives a failure. Once sent, the status stands.
       if (out.opened) fault(error, "streamed answer");
       const response = failed(event, lambda, error);
-      await (out.opened
-        ? out.end()
-        : isHttpResponse(response)
-          ? out.whole(response)
-          : out.raw(JSON.stringify(response)));
+      if (out.opened) out.end();
+      else if (isHttpResponse(response)) out.whole(response);
+      else out.raw(JSON.stringify(response));
     }
   });
 }
@@ -85,14 +83,14 @@ async function answer(
   const request = normalizeEvent(event);
   // A direct invocation's reply is JSON-RPC itself: streamed as its JSON text.
   if (request.kind !== "http")
-    return out.raw(JSON.stringify((await route(event, lambda, undefined)) ?? null));
+    return out.raw(JSON.stringify((await route(event, lambda, undefined, request)) ?? null));
   if (!acceptsEvents(request)) {
-    const response = (await route(event, lambda, undefined)) as HttpResponse;
+    const response = (await route(event, lambda, undefined, request)) as HttpResponse;
     return response.events === undefined
       ? out.whole(response)
       : follow(response, out, streaming(request).fault);
   }
-  const serve = (sink: StreamSink) => route(event, lambda, sink) as Promise<HttpResponse>;
+  const serve = (sink: StreamSink) => route(event, lambda, sink, request) as Promise<HttpResponse>;
   return streamedOrWhole(request, out, serve, streaming(request));
 }
 
@@ -155,7 +153,7 @@ async function follow(response: HttpResponse, out: ResponseOut, fault: Fault): P
     // The store failed while following: the client resumes again from the last id it has.
     fault(error, "resumed stream");
   }
-  await out.end();
+  out.end();
 }
 
 /** The headers of an SSE answer: what the JSON answer would have had (CORS, the session), as a stream. */

@@ -2,6 +2,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, ProgressToken } from "@modelcontextprotocol/sdk/types.js";
 import { type RequestContext, timeLeft } from "../context.js";
+import { META_KEYS } from "../protocol/envelope.js";
 import {
   ErrorCode,
   errorReply,
@@ -13,7 +14,6 @@ import {
   serverFault,
 } from "../protocol/jsonrpc.js";
 import { invalidParams } from "./params.js";
-import { META_KEYS } from "../protocol/envelope.js";
 
 /** Anything that speaks MCP over a transport: an SDK McpServer or Server. */
 export interface Connectable {

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { BuildOptions, Plugin } from "esbuild";
 
 /** A TypeScript entry bundled by esbuild to one ES module a plain `node` (a child process) can run or import. */
@@ -33,7 +34,8 @@ export async function bundleAsShipped(
   input: Pick<BuildOptions, "entryPoints" | "stdin">,
 ): Promise<void> {
   const { build } = await import("esbuild");
-  const plugins = createRequire(import.meta.url)("../../scripts/esbuild-plugins.cjs") as Plugin[];
+  // From `root`, not from this file: the benchmark runs this module bundled elsewhere.
+  const plugins = createRequire(join(root, "package.json"))("./scripts/esbuild-plugins.cjs") as Plugin[];
   await build({
     ...input,
     absWorkingDir: root,
