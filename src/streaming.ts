@@ -33,8 +33,9 @@ type Fault = (error: unknown, where: string) => void;
  * - such a GET, answered with the events the client missed and then the rest of the stream.
  *
  * A request with nothing to stream gets exactly today's JSON. The handler writes its own response
- * (not through Middy's streamifyResponse) so that its invocation lasts until the reply is kept, even
- * when the front door closes the stream early; a stream that is not kept then stops its request.
+ * (not through Middy's streamifyResponse, whose handler ends as soon as its stream breaks) so that its
+ * invocation lasts until the reply is kept whatever becomes of the stream; a stream that is not kept
+ * stops its request when the runtime reports the stream broken (README, "When the client goes away").
  *
  * @example
  * ```ts

@@ -881,7 +881,7 @@ describe("serverless package --param=frontDoor=streaming", () => {
         .map(([id, resource]) => [id, String(resource.Properties.PathPart)]),
     );
     const pathOf = (id: string): string => {
-      const parent = (template.Resources[id]?.Properties.ParentId as { Ref?: string }).Ref;
+      const parent = (template.Resources[id]?.Properties.ParentId as { Ref?: string } | undefined)?.Ref;
       return `${parent !== undefined && paths.has(parent) ? pathOf(parent) : ""}/${paths.get(id)}`;
     };
     const methods = resourcesOf(template, "AWS::ApiGateway::Method").map((method) => {

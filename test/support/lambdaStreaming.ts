@@ -1,5 +1,7 @@
 import { Writable } from "node:stream";
-import type { Handler } from "../helpers/handler.js";
+
+/** A Lambda handler as the tests call it: (event, context) → its result. */
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
 /**
  * The two globals the Node Lambda runtime gives a streaming handler (`awslambda.streamifyResponse`,
