@@ -1,23 +1,18 @@
-import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleAsShipped } from "../support/bundle.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { type FrontDoor, startFrontDoor } from "../support/frontDoor.js";
+import { type LambdaFunction, startLambdaFunction } from "../support/lambdaFunction.js";
 import {
-  DATASET,
   prometheusAvailable,
   type RunningPrometheus,
   startPrometheus,
+  WHOLE_DATASET_RANGE,
 } from "../support/prometheus.js";
-import { type RuntimeApi, startRuntimeApi, startRuntimeClient } from "../support/runtimeApi.js";
 import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 
 // Resumable streams end to end: the streaming entry, bundled as it ships, run by AWS's Node runtime
@@ -26,52 +21,35 @@ import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 // that can cut an answer mid-stream. The SDK client's own reconnection (GET + Last-Event-ID) resumes.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const RANGE = {
-  query: '{__name__=~"test_.+|probe_success"}',
-  start: String(DATASET.start),
-  end: String(DATASET.end),
-  step: "15",
-};
 const SSE = { accept: "text/event-stream" };
 
 describe.skipIf(!prometheusAvailable())("resumable streams: a broken stream loses nothing", () => {
-  let dir: string;
   let prometheus: RunningPrometheus;
   let proxy: SlowProxy;
   let dynamo: Dynalite;
-  let api: RuntimeApi;
-  const runtimes: ChildProcess[] = [];
+  let lambda: LambdaFunction;
   let door: FrontDoor;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "pml-resume-"));
-    await bundleAsShipped(ROOT, join(dir, "task", "src"), {
-      entryPoints: { streamHandler: "src/streamHandler.ts" },
-    });
     prometheus = await startPrometheus();
     // Slow enough that the answer is still being read when the stream is cut, and for a while after.
     proxy = await startSlowProxy(prometheus.url, { headersAfterMs: 600, chunkBytes: 512, chunkEveryMs: 150 });
     dynamo = await startDynalite();
-    api = await startRuntimeApi();
-    for (let i = 0; i < 2; i++) {
-      runtimes.push(
-        startRuntimeClient(join(dir, "task"), "src/streamHandler.handler", api, {
-          PROMETHEUS_URL: proxy.url,
-          PROMETHEUS_AUTH: "none",
-          MAX_RESULT_TOKENS: "1000",
-          SESSION_TABLE: dynamo.tableName,
-          DYNAMODB_ENDPOINT: dynamo.endpoint,
-          LOG_LEVEL: "WARN",
-        }),
-      );
-    }
-    door = await startFrontDoor(api);
+    const environment = {
+      PROMETHEUS_URL: proxy.url,
+      PROMETHEUS_AUTH: "none",
+      MAX_RESULT_TOKENS: "1000",
+      SESSION_TABLE: dynamo.tableName,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      LOG_LEVEL: "WARN",
+    };
+    lambda = await startLambdaFunction(ROOT, "streamHandler", environment, 2);
+    door = await startFrontDoor(lambda.api);
   }, 300_000);
 
   afterAll(async () => {
-    for (const runtime of runtimes) if (runtime.pid !== undefined) process.kill(-runtime.pid, "SIGKILL");
-    await Promise.all([door?.close(), api?.close(), proxy?.close(), dynamo?.close(), prometheus?.close()]);
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    await Promise.all([door?.close(), proxy?.close(), dynamo?.close(), prometheus?.close()]);
+    await lambda?.close();
   });
 
   /** A session's client that reconnects quickly, and every message its transport receives. */
@@ -103,11 +81,15 @@ describe.skipIf(!prometheusAvailable())("resumable streams: a broken stream lose
   async function watchedQuery(client: Client) {
     const told: Array<{ progress: number; message?: string }> = [];
     const ids: string[] = [];
-    const result = (await client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE }, undefined, {
-      onprogress: (update) => told.push(update),
-      onresumptiontoken: (id) => ids.push(id),
-      timeout: 60_000,
-    })) as { isError?: boolean; structuredContent?: { series_stats?: { rows: unknown[] } } };
+    const result = (await client.callTool(
+      { name: "ExecuteRangeQuery", arguments: WHOLE_DATASET_RANGE },
+      undefined,
+      {
+        onprogress: (update) => told.push(update),
+        onresumptiontoken: (id) => ids.push(id),
+        timeout: 60_000,
+      },
+    )) as { isError?: boolean; structuredContent?: { series_stats?: { rows: unknown[] } } };
     return { result, told, ids };
   }
 
@@ -192,7 +174,7 @@ describe.skipIf(!prometheusAvailable())("resumable streams: a broken stream lose
     try {
       const abandonedBefore = proxy.abandoned;
       const cancel = new AbortController();
-      const call = client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE }, undefined, {
+      const call = client.callTool({ name: "ExecuteRangeQuery", arguments: WHOLE_DATASET_RANGE }, undefined, {
         // Cancelled once Prometheus is answering: the query is under way in its invocation.
         onprogress: (update) => {
           if (update.message?.startsWith("Prometheus is answering")) cancel.abort("enough");

@@ -1,7 +1,3 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   Client as ClientV2,
@@ -10,16 +6,15 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleAsShipped } from "../support/bundle.js";
 import { startFrontDoor } from "../support/frontDoor.js";
+import { type LambdaFunction, startLambdaFunction } from "../support/lambdaFunction.js";
 import type { RecordingServer } from "../support/net.js";
 import {
-  DATASET,
   prometheusAvailable,
   type RunningPrometheus,
   startPrometheus,
+  WHOLE_DATASET_RANGE,
 } from "../support/prometheus.js";
-import { type RuntimeApi, startRuntimeApi, startRuntimeClient } from "../support/runtimeApi.js";
 import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 
 // The streaming entry (src/streamHandler.ts), bundled as it ships, run by AWS's Node runtime client on
@@ -27,36 +22,22 @@ import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 // URL in RESPONSE_STREAM mode; a real MCP client calls a slow query through it and watches it.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const RANGE = {
-  query: '{__name__=~"test_.+|probe_success"}',
-  start: String(DATASET.start),
-  end: String(DATASET.end),
-  step: "15",
-};
 
 describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming front door", () => {
-  let dir: string;
   let prometheus: RunningPrometheus;
   let proxy: SlowProxy;
-  let api: RuntimeApi;
-  let runtime: ChildProcess;
+  let lambda: LambdaFunction;
   let frontDoor: RecordingServer;
   let restApi: RecordingServer;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "pml-stream-"));
-    // As serverless.yml bundles a function: the entry and its chunks in the task root's src/.
-    await bundleAsShipped(ROOT, join(dir, "task", "src"), {
-      entryPoints: { streamHandler: "src/streamHandler.ts" },
-    });
     prometheus = await startPrometheus();
     proxy = await startSlowProxy(prometheus.url, {
       headersAfterMs: 300,
       chunkBytes: 1024,
       chunkEveryMs: 120,
     });
-    api = await startRuntimeApi();
-    runtime = startRuntimeClient(join(dir, "task"), "src/streamHandler.handler", api, {
+    lambda = await startLambdaFunction(ROOT, "streamHandler", {
       PROMETHEUS_URL: proxy.url,
       PROMETHEUS_AUTH: "none",
       MAX_RESULT_TOKENS: "1000",
@@ -64,21 +45,14 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
       MAX_BODY_BYTES: "6291456",
       LOG_LEVEL: "WARN",
     });
-    frontDoor = await startFrontDoor(api);
+    frontDoor = await startFrontDoor(lambda.api);
     // A REST API whose integration streams, the request stamped 28.5 s before it reaches the function.
-    restApi = await startFrontDoor(api, { format: "v1", receivedAgoMs: 28_500 });
+    restApi = await startFrontDoor(lambda.api, { format: "v1", receivedAgoMs: 28_500 });
   }, 300_000);
 
   afterAll(async () => {
-    if (runtime?.pid !== undefined) process.kill(-runtime.pid, "SIGKILL");
-    await Promise.all([
-      frontDoor?.close(),
-      restApi?.close(),
-      api?.close(),
-      proxy?.close(),
-      prometheus?.close(),
-    ]);
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    await Promise.all([frontDoor?.close(), restApi?.close(), proxy?.close(), prometheus?.close()]);
+    await lambda?.close();
   });
 
   async function connect(): Promise<Client> {
@@ -91,10 +65,14 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
     const client = await connect();
     try {
       const told: Array<{ progress: number; message?: string }> = [];
-      const result = (await client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE }, undefined, {
-        onprogress: (update) => told.push(update),
-        timeout: 60_000,
-      })) as { isError?: boolean; structuredContent: { series_stats?: { rows: unknown[] } } };
+      const result = (await client.callTool(
+        { name: "ExecuteRangeQuery", arguments: WHOLE_DATASET_RANGE },
+        undefined,
+        {
+          onprogress: (update) => told.push(update),
+          timeout: 60_000,
+        },
+      )) as { isError?: boolean; structuredContent: { series_stats?: { rows: unknown[] } } };
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
       expect(result.structuredContent.series_stats?.rows).toHaveLength(4);
       const messages = told.map((update) => update.message ?? "");
@@ -125,7 +103,7 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
         expect(client.getNegotiatedProtocolVersion()).toBe(version);
         const told: Array<{ progress: number; message?: string }> = [];
         const result = (await client.callTool(
-          { name: "ExecuteRangeQuery", arguments: RANGE },
+          { name: "ExecuteRangeQuery", arguments: WHOLE_DATASET_RANGE },
           {
             onprogress: (update) => told.push(update),
             timeout: 60_000,
@@ -155,7 +133,7 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
-      params: { name: "ExecuteRangeQuery", arguments: RANGE },
+      params: { name: "ExecuteRangeQuery", arguments: WHOLE_DATASET_RANGE },
     };
     const plain = await post(call);
     expect(plain.status).toBe(200);
@@ -201,7 +179,10 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
     await client.connect(new StreamableHTTPClientTransport(new URL(`${restApi.url}/mcp`)));
     try {
       const started = Date.now();
-      const result = (await client.callTool({ name: "ExecuteRangeQuery", arguments: RANGE })) as {
+      const result = (await client.callTool({
+        name: "ExecuteRangeQuery",
+        arguments: WHOLE_DATASET_RANGE,
+      })) as {
         isError?: boolean;
         structuredContent?: { series_stats?: { rows: unknown[] } };
       };
@@ -232,7 +213,7 @@ describe.skipIf(!prometheusAvailable())("the streaming entry behind a streaming 
           method: "tools/call",
           params: {
             name: "ExecuteRangeQuery",
-            arguments: RANGE,
+            arguments: WHOLE_DATASET_RANGE,
             _meta: {
               "io.modelcontextprotocol/protocolVersion": "2026-07-28",
               "io.modelcontextprotocol/clientCapabilities": {},

@@ -218,6 +218,16 @@ function only(stack: Map<string, Resource>, type: string): Json {
   return (resources[0] as Resource).Properties;
 }
 
+/** The stack's log groups' properties, by name. */
+function logGroupsOf(stack: Map<string, Resource>): Map<string, Json> {
+  return new Map(
+    ofType(stack, "AWS::Logs::LogGroup").map((group) => [
+      String(group.Properties.LogGroupName),
+      group.Properties,
+    ]),
+  );
+}
+
 function alarms(stack: Map<string, Resource>): Map<string, Json> {
   return new Map(
     ofType(stack, "AWS::CloudWatch::Alarm").map((alarm) => [
@@ -443,12 +453,7 @@ describe("serverless package: operations with the default parameters", () => {
 
     const logs = stage.AccessLogSettings as { DestinationArn: string; Format: string };
     expect(logs.DestinationArn).toBe("<HttpApiLogGroup.Arn>");
-    const groups = new Map(
-      ofType(stack, "AWS::Logs::LogGroup").map((group) => [
-        String(group.Properties.LogGroupName),
-        group.Properties,
-      ]),
-    );
+    const groups = logGroupsOf(stack);
     const accessLogs = groups.get("/aws/http-api/prometheus-mcp-lambda-dev");
     const functionLogs = groups.get("/aws/lambda/prometheus-mcp-lambda-dev-mcp");
     expect(accessLogs?.RetentionInDays).toBeGreaterThan(0);
@@ -601,12 +606,7 @@ describe("serverless package: operations with frontDoor=streaming (REST API, sta
 
     const logs = stage.AccessLogSetting as { DestinationArn: string; Format: string };
     expect(logs.DestinationArn).toBe("<RestApiAccessLogGroup.Arn>");
-    const groups = new Map(
-      ofType(stack, "AWS::Logs::LogGroup").map((group) => [
-        String(group.Properties.LogGroupName),
-        group.Properties,
-      ]),
-    );
+    const groups = logGroupsOf(stack);
     const accessLogs = groups.get("/aws/api-gateway/prometheus-mcp-lambda-prod");
     expect(accessLogs?.RetentionInDays).toBeGreaterThan(0);
     expect(accessLogs?.RetentionInDays).toBe(

@@ -1,15 +1,14 @@
 import { Writable } from "node:stream";
 
+// The two globals the Node Lambda runtime gives a streaming handler (`awslambda.streamifyResponse`,
+// `awslambda.HttpResponseStream`), for running the streaming entry in this process: the contract
+// suite's second run. They behave as AWS's runtime client 4.0.2 does (the framing the front doors read:
+// a JSON prelude with status and headers, 8 NUL bytes, then the body, the prelude sent on the first
+// write), which the end-to-end tests run for real (test/e2e/streamingFrontDoor.test.ts).
+
 /** A Lambda handler as the tests call it: (event, context) → its result. */
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
-/**
- * The two globals the Node Lambda runtime gives a streaming handler (`awslambda.streamifyResponse`,
- * `awslambda.HttpResponseStream`), for running the streaming entry in this process: the contract
- * suite's second run. They behave as AWS's runtime client 4.0.2 does (the framing the front doors read:
- * a JSON prelude with status and headers, 8 NUL bytes, then the body, the prelude sent on the first
- * write), which the end-to-end tests run for real (test/e2e/streamingFrontDoor.test.ts).
- */
 const HTTP_INTEGRATION = "application/vnd.awslambda.http-integration-response";
 const DELIMITER = Buffer.alloc(8);
 

@@ -17,6 +17,17 @@ export const DATASET = {
   sampleCount: 241,
 } as const;
 
+/**
+ * ExecuteRangeQuery's arguments for every series of the dataset over its whole hour at its interval:
+ * four series, an answer of some kilobytes, long enough to be read slowly through a slow proxy.
+ */
+export const WHOLE_DATASET_RANGE = {
+  query: '{__name__=~"test_.+|probe_success"}',
+  start: String(DATASET.start),
+  end: String(DATASET.end),
+  step: String(DATASET.intervalSeconds),
+};
+
 /** Label value full of characters that need percent-encoding (space, `+`, `/`, `?`, `&`, `=`, `!'()*`). */
 export const AWKWARD_INSTANCE = "https://x y+z/path?a=1&b=(2)*'!'";
 

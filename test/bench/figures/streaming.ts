@@ -1,24 +1,12 @@
-// Figure: the streaming front door (issue 25).
-// - A slow query (a local Prometheus behind a proxy that delays its answer and trickles it), the
-//   function bundled as it ships and run by AWS's Node runtime client on Node 24 against a local
-//   Runtime API, behind stand-ins for a buffered and a streaming Function URL: time to the first byte
-//   of the answer and to the whole result, streamed (SSE, progress asked for) against buffered (JSON).
-// - Warm tools/list through the streaming entry against the buffered handler, in this process: the
-//   streaming entry writes its answer to a response stream as the runtime gives it one.
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createHandler } from "../../../src/app.js";
 import { configFromEnvironment } from "../../../src/config.js";
 import { createStreamingHandler } from "../../../src/streaming.js";
-import { bundleAsShipped } from "../../support/bundle.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
-import { startFrontDoor } from "../../support/frontDoor.js";
+import { type FrontDoor, startFrontDoor } from "../../support/frontDoor.js";
+import { type LambdaFunction, startLambdaFunction } from "../../support/lambdaFunction.js";
 import { installStreamingRuntime } from "../../support/lambdaStreaming.js";
-import { DATASET } from "../../support/prometheus.js";
-import { type RuntimeApi, startRuntimeApi, startRuntimeClient } from "../../support/runtimeApi.js";
+import { WHOLE_DATASET_RANGE } from "../../support/prometheus.js";
 import { startSlowProxy } from "../../support/slowProxy.js";
 import type { BenchContext } from "../context.js";
 import { interleave, round, type Stats, stats } from "../measure.js";
@@ -31,12 +19,6 @@ interface Timing {
 }
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const RANGE = {
-  query: '{__name__=~"test_.+|probe_success"}',
-  start: String(DATASET.start),
-  end: String(DATASET.end),
-  step: "15",
-};
 
 export async function run(ctx: BenchContext): Promise<Figure[]> {
   return [await warmToolsList(ctx), ...(await slowQuery(ctx))];
@@ -111,15 +93,11 @@ async function warmToolsList(ctx: BenchContext): Promise<Figure> {
 
 /** The slow query through each front door: time to the answer's first byte, and to its end. */
 async function slowQuery(ctx: BenchContext): Promise<Figure[]> {
-  const dir = await mkdtemp(join(tmpdir(), "pml-bench-stream-"));
   const proxy = await startSlowProxy(ctx.prometheusUrl, {
     headersAfterMs: 1_000,
     chunkBytes: 2048,
     chunkEveryMs: 100,
   });
-  const apis: RuntimeApi[] = [];
-  const runtimes: ChildProcess[] = [];
-  const doors: Awaited<ReturnType<typeof startFrontDoor>>[] = [];
   const environment = {
     PROMETHEUS_URL: proxy.url,
     PROMETHEUS_AUTH: "none",
@@ -127,20 +105,18 @@ async function slowQuery(ctx: BenchContext): Promise<Figure[]> {
     LOG_LEVEL: "WARN",
     SESSIONS: "off",
   };
+  const lambdas: LambdaFunction[] = [];
+  const doors: FrontDoor[] = [];
   try {
-    await bundleAsShipped(ctx.root, join(dir, "task", "src"), {
-      entryPoints: { handler: "src/handler.ts", streamHandler: "src/streamHandler.ts" },
-    });
-    for (const entry of ["src/handler.handler", "src/streamHandler.handler"]) {
-      const api = await startRuntimeApi();
-      apis.push(api);
-      runtimes.push(startRuntimeClient(join(dir, "task"), entry, api, environment));
-      doors.push(await startFrontDoor(api));
+    for (const entry of ["handler", "streamHandler"] as const) {
+      const lambda = await startLambdaFunction(ctx.root, entry, environment);
+      lambdas.push(lambda);
+      doors.push(await startFrontDoor(lambda.api));
     }
-    const [bufferedDoor, streamingDoor] = doors as unknown as [{ url: string }, { url: string }];
+    const [bufferedDoor, streamingDoor] = doors as [FrontDoor, FrontDoor];
     const ask = async (url: string, progressToken: string | undefined) => {
       const started = performance.now();
-      const params = { name: "ExecuteRangeQuery", arguments: RANGE };
+      const params = { name: "ExecuteRangeQuery", arguments: WHOLE_DATASET_RANGE };
       const response = await fetch(`${url}/mcp`, {
         method: "POST",
         headers: HEADERS,
@@ -203,12 +179,7 @@ async function slowQuery(ctx: BenchContext): Promise<Figure[]> {
       },
     ];
   } finally {
-    for (const runtime of runtimes) if (runtime.pid !== undefined) process.kill(-runtime.pid, "SIGKILL");
-    await Promise.all([
-      ...doors.map((door) => door.close()),
-      ...apis.map((api) => api.close()),
-      proxy.close(),
-    ]);
-    await rm(dir, { recursive: true, force: true });
+    await Promise.all([...doors.map((door) => door.close()), proxy.close()]);
+    await Promise.all(lambdas.map((lambda) => lambda.close()));
   }
 }
