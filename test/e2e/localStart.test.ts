@@ -197,6 +197,36 @@ describe("npm start's start lines", () => {
   });
 });
 
+describe("npm start with frontDoor=streaming", () => {
+  it("serves the REST API's routes with the buffered handler (offline runs no streaming handler)", async () => {
+    const offline = await startOffline(
+      { PROMETHEUS_URL: "http://127.0.0.1:9", PROMETHEUS_AUTH: "none", AWS_EC2_METADATA_DISABLED: "true" },
+      undefined,
+      90_000,
+      undefined,
+      ["--param=frontDoor=streaming"],
+    );
+    try {
+      const ping = await fetch(`${offline.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+      expect(ping.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await ping.json()).toStrictEqual({ jsonrpc: "2.0", id: 1, result: {} });
+      // The REST API's own route for browsers' preflights, answered by the function.
+      const preflight = await fetch(`${offline.url}/mcp`, {
+        method: "OPTIONS",
+        headers: { origin: "http://localhost:6274", "access-control-request-method": "POST" },
+      });
+      expect(preflight.status).toBe(204);
+      expect(offline.output()).toMatch(/OPTIONS\s*\|\s*http:\/\/127\.0\.0\.1:\d+\/mcp\b/);
+    } finally {
+      await offline.close();
+    }
+  }, 120_000);
+});
+
 describe("serverless invoke local's and package's start lines", () => {
   let service: { dir: string; dispose(): Promise<void> } | undefined;
 
