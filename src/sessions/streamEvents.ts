@@ -1,4 +1,5 @@
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
+import { SessionStoreError } from "./store.js";
 
 /**
  * One SSE event of a stream that answers a session's POST (2025 revisions): kept so that a client
@@ -90,33 +91,36 @@ export class DynamoStreamEvents implements StreamEventStore {
   }
 
   async append(event: StoredEvent): Promise<void> {
-    const { client, lib } = await this.load();
     const parts = splitData(event.data);
     const expiresAt = Math.floor(this.now() / 1000) + EVENT_KEEP_SECONDS;
     const key = keyOf(event.streamId, event.seq);
     // The parts after the first go first: once the head item is there, the whole event is.
     for (let part = 1; part < parts.length; part++) {
-      await client.send(
-        new lib.PutCommand({
-          TableName: this.options.tableName,
-          Item: { sessionId: `${key}#${part}`, data: parts[part], expiresAt },
-        }),
-        { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+      await this.send("append", ({ client, lib }, abortSignal) =>
+        client.send(
+          new lib.PutCommand({
+            TableName: this.options.tableName,
+            Item: { sessionId: `${key}#${part}`, data: parts[part], expiresAt },
+          }),
+          { abortSignal },
+        ),
       );
     }
-    await client.send(
-      new lib.PutCommand({
-        TableName: this.options.tableName,
-        Item: {
-          sessionId: key,
-          owner: event.sessionId,
-          data: parts[0],
-          parts: parts.length,
-          final: event.final,
-          expiresAt,
-        },
-      }),
-      { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+    await this.send("append", ({ client, lib }, abortSignal) =>
+      client.send(
+        new lib.PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            sessionId: key,
+            owner: event.sessionId,
+            data: parts[0],
+            parts: parts.length,
+            final: event.final,
+            expiresAt,
+          },
+        }),
+        { abortSignal },
+      ),
     );
   }
 
@@ -144,14 +148,15 @@ export class DynamoStreamEvents implements StreamEventStore {
   }
 
   async cancel(sessionId: string, requestId: string | number): Promise<void> {
-    const { client, lib } = await this.load();
     const expiresAt = Math.floor(this.now() / 1000) + EVENT_KEEP_SECONDS;
-    await client.send(
-      new lib.PutCommand({
-        TableName: this.options.tableName,
-        Item: { sessionId: cancelKeyOf(sessionId, requestId), expiresAt },
-      }),
-      { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+    await this.send("cancel", ({ client, lib }, abortSignal) =>
+      client.send(
+        new lib.PutCommand({
+          TableName: this.options.tableName,
+          Item: { sessionId: cancelKeyOf(sessionId, requestId), expiresAt },
+        }),
+        { abortSignal },
+      ),
     );
   }
 
@@ -172,14 +177,17 @@ export class DynamoStreamEvents implements StreamEventStore {
   private async getAll(keys: string[]): Promise<Map<string, Record<string, unknown>>> {
     const found = new Map<string, Record<string, unknown>>();
     if (keys.length === 0) return found;
-    const { client, lib } = await this.load();
     const table = this.options.tableName;
     let pending: Record<string, unknown>[] = keys.map((sessionId) => ({ sessionId }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 3) throw new Error("stream events: DynamoDB left keys unprocessed three times");
-      const result = await client.send(
-        new lib.BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
-        { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+      if (attempt === 3)
+        throw new SessionStoreError("stream events read failed: keys left unprocessed three times");
+      const keys = pending;
+      const result = await this.send("read", ({ client, lib }, abortSignal) =>
+        client.send(
+          new lib.BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+          { abortSignal },
+        ),
       );
       for (const item of result.Responses?.[table] ?? []) found.set(String(item.sessionId), item);
       pending = (result.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
@@ -187,11 +195,31 @@ export class DynamoStreamEvents implements StreamEventStore {
     return found;
   }
 
+  /**
+   * Sends one command within CALL_TIMEOUT_MS. A failure is a SessionStoreError naming the operation and
+   * the error's name, never more (no stack, no request): a resumption answers it 503, as a session
+   * store's failure.
+   */
+  private async send<T>(
+    operation: string,
+    call: (commands: DynamoCommands, abortSignal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const commands = await this.load();
+    try {
+      return await call(commands, AbortSignal.timeout(CALL_TIMEOUT_MS));
+    } catch (error) {
+      const name = error instanceof Error ? error.name : "UnknownError";
+      throw new SessionStoreError(`stream events ${operation} failed: ${name}`);
+    }
+  }
+
   private load(): Promise<DynamoCommands> {
     this.commands ??= loadDynamo(this.options.region, this.options.endpoint);
     return this.commands.catch((error: unknown) => {
       this.commands = undefined;
-      throw error;
+      throw new SessionStoreError(
+        `stream events failed: the DynamoDB client did not load (${(error as Error).name})`,
+      );
     });
   }
 }

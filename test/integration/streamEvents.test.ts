@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionStoreError } from "../../src/sessions/store.js";
 import {
   DynamoStreamEvents,
   EVENT_KEEP_SECONDS,
@@ -70,6 +71,20 @@ describe("stream events in the sessions table (dynalite)", () => {
       expect(await store.from(streamId, 1, 1)).toStrictEqual([]);
     } finally {
       now = Date.now();
+    }
+  });
+
+  it("a store that does not answer is a SessionStoreError naming the operation (answered 503), never DynamoDB's own error", async () => {
+    await dynamo.cutOff();
+    try {
+      const failed = await store.from(randomUUID(), 1, 1).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(SessionStoreError);
+      expect((failed as Error).message).toMatch(/^stream events read failed: \w+$/);
+      await expect(store.append(event(randomUUID(), 1, "{}"))).rejects.toThrow(
+        /^stream events append failed: /,
+      );
+    } finally {
+      await dynamo.restore();
     }
   });
 
