@@ -1,0 +1,48 @@
+// Figure: charts (issue 26). Warm render time and PNG size of a range query's chart, 1, 10 and 200
+// series of 300 points each (src/charts: ECharts SVG on the server, resvg WebAssembly to PNG).
+import { chartModel, type MatrixSeries } from "../../../src/charts/chartModel.js";
+import { renderPng } from "../../../src/charts/render.js";
+import type { BenchContext } from "../context.js";
+import { stats } from "../measure.js";
+import type { Figure } from "../report.js";
+
+const START = 1_700_000_000;
+const POINTS = 300;
+
+function series(count: number): MatrixSeries[] {
+  return Array.from({ length: count }, (_, index) => ({
+    metric: { __name__: "container_cpu_usage_seconds_total", namespace: "shop", pod: `api-${index}` },
+    values: Array.from(
+      { length: POINTS },
+      (_, at) => [START + at * 60, String(0.2 + 0.1 * Math.sin(at / 17 + index) + index / 1000)] as const,
+    ),
+  }));
+}
+
+export async function run(ctx: BenchContext): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  // The first chart loads the renderer (a chunk of its own in the function): not a warm render.
+  await renderPng(chartModel(series(1), { title: "warm-up", order: "unusual" }));
+  for (const count of [1, 10, 200]) {
+    const data = series(count);
+    const samples: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < (ctx.quick ? 3 : 30); i++) {
+      const started = performance.now();
+      const png = await renderPng(chartModel(data, { title: "CPU per pod", order: "unusual" }));
+      samples.push(performance.now() - started);
+      bytes = png.length;
+    }
+    const time = stats(samples);
+    figures.push({
+      id: `chart-render-${count}`,
+      title: `Chart of ${count} series × ${POINTS} points: warm render (data to PNG)`,
+      unit: "ms",
+      ours: time,
+      target: "≤ 300 ms (200 series); PNG ≤ 150 KB",
+      met: (count < 200 || time.p50 <= 300) && bytes <= 150_000,
+      note: `PNG ${bytes} bytes, 1000 × 500`,
+    });
+  }
+  return figures;
+}
