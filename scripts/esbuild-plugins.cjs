@@ -12,9 +12,12 @@
 //   own provider on first use. That provider, Ajv with it, is bundled apart, as sdk-ajv-provider.cjs
 //   beside the chunks that require it: not even parsed at a cold start. A build where the plugin
 //   replaced nothing fails, so an SDK that moves its provider is noticed here, not as a slower start.
+// - chartAssetsBeside: the chart renderer's files (resvg's WebAssembly, the DejaVu Sans font) are copied
+//   beside the chunk that reads them, and src/charts/assets.ts reads those copies: a bundle has no
+//   node_modules. Only a bundle that holds the renderer gets them.
 "use strict";
 
-const { writeFile } = require("node:fs/promises");
+const { copyFile, writeFile } = require("node:fs/promises");
 const { dirname, join, relative, resolve, sep } = require("node:path");
 
 const ROOT = join(__dirname, "..");
@@ -23,6 +26,12 @@ const SCHEMA_CACHE = join(ROOT, "src", "toolSchemaCache.ts");
 const LAZY_AJV = join(ROOT, "src", "lazyAjvProvider.ts");
 const SDK = `${sep}@modelcontextprotocol${sep}sdk${sep}`;
 const SDK_PROVIDER = "@modelcontextprotocol/sdk/validation/ajv";
+const CHART_ASSETS = join(ROOT, "src", "charts", "assets.ts");
+/** The renderer's files, by the name their copies take beside the chunk that reads them. */
+const CHART_FILES = {
+  "resvg.wasm": "@resvg/resvg-wasm/index_bg.wasm",
+  "DejaVuSans.ttf": "dejavu-fonts-ttf/ttf/DejaVuSans.ttf",
+};
 /** The SDK's Ajv provider bundled apart, written beside every output that holds src/lazyAjvProvider.ts. */
 const PROVIDER_FILE = "sdk-ajv-provider.cjs";
 
@@ -118,4 +127,53 @@ const ajvOnFirstUse = {
   },
 };
 
-module.exports = [toolSchemasAtBuild, ajvOnFirstUse];
+/** The directories of the outputs whose inputs include `source` (the build's metafile). */
+function holdersOf(result, options, source) {
+  const cwd = options.absWorkingDir ?? process.cwd();
+  const input = relative(cwd, source).split(sep).join("/");
+  const holders = Object.entries(result.metafile?.outputs ?? {})
+    .filter(([, output]) => Object.hasOwn(output.inputs, input))
+    .map(([file]) => dirname(resolve(cwd, file)));
+  return [...new Set(holders)];
+}
+
+/** @type {import("esbuild").Plugin} */
+const chartAssetsBeside = {
+  name: "chart-assets-beside",
+  setup(build) {
+    const options = build.initialOptions;
+    options.metafile = true;
+    build.onLoad({ filter: /[\\/]src[\\/]charts[\\/]assets\.ts$/ }, (args) => {
+      if (args.path !== CHART_ASSETS) return undefined;
+      const reads = Object.keys(CHART_FILES)
+        .map((name) => `readFile(new URL(${JSON.stringify(`./${name}`)}, import.meta.url))`)
+        .join(", ");
+      return {
+        loader: "js",
+        contents: `import { readFile } from "node:fs/promises";
+export async function rendererAssets() {
+  const [wasm, font] = await Promise.all([${reads}]);
+  return { wasm, font };
+}
+`,
+      };
+    });
+    build.onEnd(async (result) => {
+      if (result.errors.length > 0) return undefined;
+      const holders = holdersOf(result, options, CHART_ASSETS);
+      if (holders.length === 0) return undefined;
+      if (options.write === false) {
+        return {
+          errors: [{ text: "chart-assets-beside copies files beside the bundle: build with write enabled" }],
+        };
+      }
+      const copies = holders.flatMap((dir) =>
+        Object.entries(CHART_FILES).map(([name, from]) => copyFile(require.resolve(from), join(dir, name))),
+      );
+      await Promise.all(copies);
+      return undefined;
+    });
+  },
+};
+
+module.exports = [toolSchemasAtBuild, ajvOnFirstUse, chartAssetsBeside];

@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { rendererAssets } from "./assets.js";
 import type { ChartModel, Unit } from "./chartModel.js";
 
 /** The size a chat shows a chart at, readable there. */
@@ -76,16 +75,6 @@ async function loadRenderer(): Promise<Renderer> {
       return new resvg.Resvg(svg, { font, background: "white" }).render().asPng();
     },
   };
-}
-
-/** resvg's WebAssembly and the font, from the packages that ship them. */
-async function rendererAssets(): Promise<{ wasm: Uint8Array; font: Uint8Array }> {
-  const require = createRequire(import.meta.url);
-  const [wasm, font] = await Promise.all([
-    readFile(require.resolve("@resvg/resvg-wasm/index_bg.wasm")),
-    readFile(require.resolve("dejavu-fonts-ttf/ttf/DejaVuSans.ttf")),
-  ]);
-  return { wasm, font };
 }
 
 /** The ECharts option that draws `model`. */

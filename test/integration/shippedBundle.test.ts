@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -147,4 +147,33 @@ describe("Ajv in a shipped bundle", () => {
       /replaced no import of the MCP SDK's Ajv provider: the SDK has moved it \(update scripts\/esbuild-plugins\.cjs\)/,
     );
   });
+
+  it("a bundle holding the chart renderer gets its files (resvg's WebAssembly, the font) beside the chunk that reads them, and draws with no node_modules", async () => {
+    const out = join(dir, "charts");
+    await buildShipped(out, {
+      stdin: {
+        // The SDK's server too, as every bundle that ships holds it (the Ajv plugin insists).
+        contents: `import "@modelcontextprotocol/sdk/server/index.js";
+          export { chartModel } from "./src/charts/chartModel.ts";
+          export { renderPng } from "./src/charts/render.ts";`,
+        resolveDir: ROOT,
+        sourcefile: "charts.ts",
+        loader: "ts",
+      },
+    });
+    const stdout = await runScript(
+      dir,
+      `const { chartModel, renderPng } = await import(${JSON.stringify(pathToFileURL(join(out, "stdin.mjs")).href)});
+       const values = Array.from({ length: 60 }, (_, at) => [1700000000 + at * 60, String(Math.sin(at / 5))]);
+       const png = await renderPng(chartModel([{ metric: { __name__: "up" }, values }], { title: "up", order: "unusual" }));
+       process.stdout.write(JSON.stringify({ bytes: png.length, signature: Buffer.from(png.subarray(1, 4)).toString() }));`,
+    );
+    const drawn = JSON.parse(stdout) as { bytes: number; signature: string };
+    expect(drawn.signature).toBe("PNG");
+    expect(drawn.bytes).toBeGreaterThan(5_000);
+    // Beside the chunk that reads them, exactly once.
+    const beside = await readdir(out, { recursive: true });
+    expect(beside.filter((name) => name.endsWith("resvg.wasm"))).toHaveLength(1);
+    expect(beside.filter((name) => name.endsWith("DejaVuSans.ttf"))).toHaveLength(1);
+  }, 60_000);
 });
