@@ -285,7 +285,7 @@ const ALL_TOOLS = Object.values(TOOL_GROUPS).flat();
 const WORKSPACE_LISTING = "GetAvailableWorkspaces";
 
 /**
- * TOOLS: tool names and groups (`core`, `discovery`, `alerting`, `all`), comma-separated, as the
+ * TOOLS: tool names and groups (`core`, `discovery`, `alerting`, `charts`, `all`), comma-separated, as the
  * served names in tools/list order. Unset: all, or core under PYTHON_COMPAT (a Python client sees the five).
  */
 function toolNames(env: Env, name: string, pythonCompat: boolean, plainPrometheus: boolean): string[] {

@@ -14,7 +14,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import { forPlainPrometheus, instructionsFor, toolsNamed } from "../tools/index.js";
-import type { Tool, ToolCall, ToolSettings } from "../tools/types.js";
+import { Picture, type Tool, type ToolCall, type ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import type { Config } from "./config.js";
 import {
@@ -370,7 +370,7 @@ const REFIT_MARGIN = 0.97;
  * result too large cuts itself (its first key `truncated` says so, with its note).
  */
 export async function renderToolResult(
-  result: Record<string, unknown> | Fittable,
+  result: Record<string, unknown> | Fittable | Picture,
   budget: Budget,
   indent?: number,
 ): Promise<CallToolResult> {
@@ -388,11 +388,12 @@ interface Rendered {
 }
 
 async function render(
-  result: Record<string, unknown> | Fittable,
+  result: Record<string, unknown> | Fittable | Picture,
   budget: Budget,
   indent: number | undefined,
   progress: Progress | undefined,
 ): Promise<Rendered> {
+  if (result instanceof Picture) return renderedPicture(result, budget, indent);
   if (!isFittable(result)) {
     const text = JSON.stringify(result, null, indent);
     return rendered({ value: result }, text, Buffer.byteLength(text, "utf8"));
@@ -436,6 +437,36 @@ function rendered(fitted: Fitted, text: string, textBytes: number): Rendered {
     replyBytes: 3 * (textBytes + hintBytes) + REPLY_ENVELOPE_BYTES,
     textBytes: textBytes + hintBytes,
     truncated: fitted.value.truncated !== undefined,
+  };
+}
+
+/**
+ * A picture as MCP content: the image, then its facts as text (also the structured content). The
+ * image goes to the model as an image (a multimodal model reads a chart for a fixed number of tokens,
+ * whatever its points); the reply carries it base64-encoded, which must fit the reply's bytes.
+ */
+function renderedPicture(picture: Picture, budget: Budget, indent: number | undefined): Rendered {
+  const data = Buffer.from(picture.png).toString("base64");
+  const text = JSON.stringify(picture.facts, null, indent);
+  const textBytes = Buffer.byteLength(text, "utf8");
+  const replyBytes = data.length + 3 * textBytes + REPLY_ENVELOPE_BYTES;
+  if (data.length + 2 * textBytes > budget.bytes * 3) {
+    throw new ToolError(
+      `The chart (${picture.png.length} bytes) does not fit this reply (${budget.bytes} bytes for a result): send fewer calls in one batch.`,
+      "too_large",
+    );
+  }
+  return {
+    result: {
+      content: [
+        { type: "image", data, mimeType: "image/png" },
+        { type: "text", text },
+      ],
+      structuredContent: picture.facts,
+    },
+    replyBytes,
+    textBytes,
+    truncated: false,
   };
 }
 

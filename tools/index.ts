@@ -11,6 +11,7 @@ import { ListLabelValues } from "./listLabelValues.js";
 import { ListMetrics } from "./listMetrics.js";
 import { ListRules } from "./listRules.js";
 import { ListSilences } from "./listSilences.js";
+import { PlotRangeQuery } from "./plotRangeQuery.js";
 import type { Tool } from "./types.js";
 
 /** Every tool, in the order `tools/list` presents them: the Python server's five first, as it listed them. */
@@ -27,6 +28,7 @@ export const tools: Tool[] = [
   ListAlerts,
   ListRules,
   ListSilences,
+  PlotRangeQuery,
 ];
 
 /** The tools of these names (TOOLS, as the configuration resolved it), in `tools/list` order. */
@@ -97,6 +99,9 @@ export function instructionsFor(served: readonly string[], plainPrometheus = fal
     has("ExecuteQuery") || has("ExecuteRangeQuery")
       ? `Then query with PromQL: ${[has("ExecuteQuery") ? "ExecuteQuery at one instant" : "", has("ExecuteRangeQuery") ? "ExecuteRangeQuery over a time range" : ""].filter(Boolean).join(", ")}.`
       : "",
+    has("PlotRangeQuery")
+      ? "PlotRangeQuery draws a range query as a chart, to see which series stands out."
+      : "",
   ];
   return sentences.filter(Boolean).join(" ");
 }
@@ -125,4 +130,5 @@ export {
   ListMetrics,
   ListRules,
   ListSilences,
+  PlotRangeQuery,
 };

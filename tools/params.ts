@@ -190,6 +190,14 @@ export const order = z
   );
 export const namesLimit = countLimit("names, first by name,");
 
+/** A chart's title (PlotRangeQuery). */
+export const chartTitle = z
+  .string({ error: "title must be a string" })
+  .max(200, { error: "title must be at most 200 characters" })
+  .nullable()
+  .optional()
+  .describe("The chart's title (default: the query).");
+
 /** Series selectors a call may pass in one `match`. */
 const MAX_SELECTORS = 20;
 

@@ -58,8 +58,22 @@ export interface Tool<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObj
   inputSchema: In;
   outputSchema: Out;
   annotations: ToolAnnotations;
-  /** The result, or one that cuts itself to the call's size (then it has `outputSchema`'s shape once fitted). */
-  run(args: z.output<In>, call: ToolCall): Promise<z.output<Out> | Fittable>;
+  /**
+   * The result, or one that cuts itself to the call's size (then it has `outputSchema`'s shape once
+   * fitted), or a picture (then its `facts` have `outputSchema`'s shape).
+   */
+  run(args: z.output<In>, call: ToolCall): Promise<z.output<Out> | Fittable | Picture>;
+}
+
+/**
+ * A result that is a picture: an MCP `image` content item, then its facts as JSON text (what it shows),
+ * which are also the structured content.
+ */
+export class Picture {
+  constructor(
+    readonly png: Uint8Array,
+    readonly facts: Record<string, unknown>,
+  ) {}
 }
 
 export { ToolError } from "../src/errors.js";

@@ -28,6 +28,8 @@ export interface ChartModel {
   infinities: Array<{ label: string; time: number; sign: 1 | -1 }>;
   /** The y axis's unit where the metric's name says it (`_bytes`, `_seconds`, a ratio). */
   unit: Unit | undefined;
+  /** The series drawn as lines, as given, in the order drawn. */
+  drawn: MatrixSeries[];
 }
 
 export type Unit = "bytes" | "seconds" | "ratio" | "percent";
@@ -37,18 +39,22 @@ export const MAX_LABELLED_LINES = 10;
 
 /**
  * The chart of a range query's series: the first MAX_LABELLED_LINES in `order` (most unusual first by
- * default, as the answers rank them) as lines, the rest as one faint band with their count.
+ * default, as the answers rank them) as lines, the rest (up to `limit` series in all) as one faint
+ * band with their count.
  */
 export function chartModel(
   series: readonly MatrixSeries[],
-  options: { title: string; order: Order },
+  options: { title: string; order: Order; limit?: number | undefined },
 ): ChartModel {
-  const parsed = series.map((one) => ({ metric: one.metric, samples: one.values.map(sample) }));
+  const parsed = series.map((one) => ({ one, metric: one.metric, samples: one.values.map(sample) }));
   const positions = ranked(
     parsed.map(({ samples }) => features(samples)),
     options.order,
   );
-  const ordered = positions.map((position) => parsed[position] as (typeof parsed)[number]);
+  // At most `limit` series in all (the answers' own limit), the first ones in the order.
+  const ordered = positions
+    .slice(0, options.limit ?? positions.length)
+    .map((position) => parsed[position] as (typeof parsed)[number]);
   const shown = ordered.slice(0, MAX_LABELLED_LINES);
   const rest = ordered.slice(MAX_LABELLED_LINES);
   const labels = distinguishingLabels(shown.map(({ metric }) => metric));
@@ -71,14 +77,20 @@ export function chartModel(
     others: rest.length === 0 ? undefined : band(rest.map(({ samples }) => samples)),
     infinities,
     unit: unitOf(series[0]?.metric.__name__ ?? options.title),
+    drawn: shown.map(({ one }) => one),
   };
 }
 
-/** A sample as [epoch ms, value]; a value Prometheus did not write as a number is NaN. */
+/** A sample as [epoch ms, value]. */
 function sample([seconds, text]: readonly [number, string]): [number, number] {
-  const value =
-    text === "+Inf" ? Number.POSITIVE_INFINITY : text === "-Inf" ? Number.NEGATIVE_INFINITY : Number(text);
-  return [seconds * 1000, value];
+  return [seconds * 1000, sampleValue(text)];
+}
+
+/** A sample's value as Prometheus writes it ("+Inf", "-Inf", "NaN", a decimal); anything else is NaN. */
+export function sampleValue(text: string): number {
+  if (text === "+Inf") return Number.POSITIVE_INFINITY;
+  if (text === "-Inf") return Number.NEGATIVE_INFINITY;
+  return Number(text);
 }
 
 /** What the ranking needs of a series: its peak, dip and last value, NaN left out. */

@@ -35,13 +35,13 @@ export function commonLabels(metrics: readonly unknown[]): Record<string, unknow
 }
 
 /** The labels of `metric` that are not among `common`. */
-function differingLabels(metric: unknown, common: Record<string, unknown>): Record<string, unknown> {
+export function differingLabels(metric: unknown, common: Record<string, unknown>): Record<string, unknown> {
   if (!isPlainObject(metric)) return {};
   return Object.fromEntries(Object.entries(metric).filter(([name]) => !Object.hasOwn(common, name)));
 }
 
 /** A range series' row, in RANGE_COLUMNS order. */
-function rangeRow(labels: Record<string, unknown>, stats: SeriesStats): unknown[] {
+export function rangeRow(labels: Record<string, unknown>, stats: SeriesStats): unknown[] {
   return [
     labels,
     tableNumber(stats.min),

@@ -8,6 +8,7 @@ export interface ToolCaller {
 }
 
 interface CallResult {
+  content?: Array<{ type: string; mimeType?: string; data?: string }>;
   structuredContent?: unknown;
   isError?: unknown;
 }
@@ -61,6 +62,21 @@ export async function callEveryTool(
     result: [{ values: expect.any(Array) }],
   });
   expect((range.structuredContent as { result: { values: unknown[] }[] }).result[0]?.values).toHaveLength(3);
+  // The chart: a PNG image first, then what it shows (one line, its statistics).
+  const chart = await call("PlotRangeQuery", {
+    workspace_id: WS,
+    query: "test_temperature_celsius",
+    start: String(DATASET.start),
+    end: String(DATASET.end),
+    step: "1m",
+  });
+  expect(chart.content?.[0]).toMatchObject({ type: "image", mimeType: "image/png" });
+  expect(
+    Buffer.from(chart.content?.[0]?.data ?? "", "base64")
+      .subarray(1, 4)
+      .toString(),
+  ).toBe("PNG");
+  expect(chart.structuredContent).toMatchObject({ chart: { series: 1, in_band: 0 } });
   const failed = await call("ExecuteQuery", { workspace_id: WS, query: "sum(" });
   expect(failed.isError).toBe(true);
 

@@ -38,6 +38,22 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
     required: [],
     properties: ["workspace_id", "state", "match", "limit", "region", "profile"],
   },
+  // The charts tool (TOOLS group charts): ExecuteRangeQuery's arguments and a title.
+  PlotRangeQuery: {
+    required: ["query", "start", "end", "step"],
+    properties: [
+      "workspace_id",
+      "query",
+      "start",
+      "end",
+      "step",
+      "region",
+      "profile",
+      "title",
+      "limit",
+      "order",
+    ],
+  },
 };
 
 /** The Python server's five tools (TOOLS=core, the default under PYTHON_COMPAT), in its order. */

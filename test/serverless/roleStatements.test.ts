@@ -123,7 +123,7 @@ describe("role statements: the tools served", () => {
     for (const no of ["false", "0", "no", "", "garbage", false]) {
       expect(script.servedTools("", no), String(no)).toEqual(ALL_TOOLS);
     }
-    expect(ALL_TOOLS).toHaveLength(12);
+    expect(ALL_TOOLS).toHaveLength(13);
     expect(catalog.groups.core).toEqual(CORE);
   });
 
@@ -141,7 +141,7 @@ describe("role statements: the tools served", () => {
       "FindSeries",
       "GetMetricMetadata",
     ]);
-    expect(script.servedTools("core,discovery,alerting", "false")).toEqual(ALL_TOOLS);
+    expect(script.servedTools("core,discovery,alerting,charts", "false")).toEqual(ALL_TOOLS);
     expect(script.servedTools("ListSilences,all", "false")).toEqual(ALL_TOOLS);
     for (const [group, tools] of Object.entries(catalog.groups)) {
       expect(script.servedTools(group, "false"), group).toEqual(tools);

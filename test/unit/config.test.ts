@@ -44,6 +44,7 @@ describe("configuration", () => {
         "ListAlerts",
         "ListRules",
         "ListSilences",
+        "PlotRangeQuery",
       ],
       alertmanagerUrl: undefined,
     });
@@ -59,7 +60,8 @@ describe("configuration", () => {
     ];
     expect(loadConfig({ PYTHON_COMPAT: "true" }).tools).toStrictEqual(core);
     expect(loadConfig({ TOOLS: "core" }).tools).toStrictEqual(core);
-    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(12);
+    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(13);
+    expect(loadConfig({ TOOLS: "charts" }).tools).toStrictEqual(["PlotRangeQuery"]);
     expect(loadConfig({ TOOLS: " alerting , ExecuteQuery,," }).tools).toStrictEqual([
       "ExecuteQuery",
       "ListAlerts",

@@ -1,0 +1,119 @@
+import { decode } from "fast-png";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHART_HEIGHT, CHART_WIDTH } from "../../src/charts/render.js";
+import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import {
+  DATASET,
+  prometheusAvailable,
+  type RunningPrometheus,
+  startPrometheus,
+  WHOLE_DATASET_RANGE,
+} from "../support/prometheus.js";
+
+// PlotRangeQuery through the handler against a real Prometheus (the test dataset).
+
+interface Content {
+  type: string;
+  text?: string;
+  data?: string;
+  mimeType?: string;
+}
+interface CallResult {
+  content: Content[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheus", () => {
+  let prometheus: RunningPrometheus;
+  let handler: Handler;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus();
+    handler = makeHandler({ PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none" });
+  }, 120_000);
+
+  afterAll(async () => {
+    await prometheus?.close();
+  });
+
+  async function plot(args: Record<string, unknown>, on: Handler = handler): Promise<CallResult> {
+    const http = await postMcp(on, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "PlotRangeQuery", arguments: args },
+    });
+    expect(http.statusCode).toBe(200);
+    return (JSON.parse(http.body) as { result: CallResult }).result;
+  }
+
+  it("answers an image of the chart, then what it shows as text (the structured content too)", async () => {
+    const result = await plot({ ...WHOLE_DATASET_RANGE, title: "The test dataset" });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    const [image, text] = result.content as [Content, Content];
+    expect(image.type).toBe("image");
+    expect(image.mimeType).toBe("image/png");
+    const png = decode(Buffer.from(image.data as string, "base64"));
+    expect([png.width, png.height]).toStrictEqual([CHART_WIDTH, CHART_HEIGHT]);
+    expect(text.type).toBe("text");
+    const facts = JSON.parse(text.text as string) as {
+      chart: { series: number; lines: string[]; in_band: number; step: number; start: number; end: number };
+      series_stats: { columns: string[]; rows: unknown[][] };
+    };
+    expect(result.structuredContent).toStrictEqual(facts);
+    expect(facts.chart).toMatchObject({
+      series: 4,
+      in_band: 0,
+      step: 15,
+      start: DATASET.start,
+      end: DATASET.end,
+    });
+    expect(facts.chart.lines).toHaveLength(4);
+    expect(facts.series_stats.columns).toStrictEqual([
+      "labels",
+      "min",
+      "max",
+      "avg",
+      "last",
+      "samples",
+      "max_at",
+    ]);
+    expect(facts.series_stats.rows).toHaveLength(4);
+    // Each row's samples: the dataset's, one per 15 s over its hour.
+    for (const row of facts.series_stats.rows) expect(row[5]).toBe(DATASET.sampleCount);
+  });
+
+  it("a query that matches nothing is a text answer with its hint: not an error, not an empty chart", async () => {
+    const result = await plot({ ...WHOLE_DATASET_RANGE, query: 'up{job="no-such-job"}' });
+    expect(result.isError).toBeFalsy();
+    expect(result.content.every((item) => item.type === "text")).toBe(true);
+    expect(JSON.parse(result.content[0]?.text as string)).toMatchObject({ resultType: "matrix", result: [] });
+    expect(result.content.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a title that is not a string is a clear tool error", async () => {
+    const result = await plot({ ...WHOLE_DATASET_RANGE, title: { not: "a string" } });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(/title must be a string/);
+  });
+
+  it("is not offered under PYTHON_COMPAT unless TOOLS asks for it", async () => {
+    const names = async (env: Record<string, string>) => {
+      const http = await postMcp(
+        makeHandler({ PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none", ...env }),
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/list",
+        },
+      );
+      return (JSON.parse(http.body) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+        (tool) => tool.name,
+      );
+    };
+    expect(await names({})).toContain("PlotRangeQuery");
+    expect(await names({ PYTHON_COMPAT: "true" })).not.toContain("PlotRangeQuery");
+    expect(await names({ PYTHON_COMPAT: "true", TOOLS: "core,charts" })).toContain("PlotRangeQuery");
+  });
+});

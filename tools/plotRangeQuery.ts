@@ -1,0 +1,91 @@
+import * as z from "zod";
+import { type ChartAnswer, ChartAnswerSink, chartFacts } from "../src/charts/chartAnswer.js";
+import { chartModel } from "../src/charts/chartModel.js";
+import { renderPng } from "../src/charts/render.js";
+import { QueryResultCollector } from "../src/results/queryResult.js";
+import { getFromWorkspace, readClock, readOnly } from "./common.js";
+import {
+  chartTitle,
+  end,
+  order,
+  profile,
+  query,
+  region,
+  seriesLimit,
+  start,
+  step,
+  workspaceId,
+} from "./params.js";
+import { labelHint } from "./queryHints.js";
+import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
+import { expectShape, queryData } from "./results.js";
+import { defineTool, Picture } from "./types.js";
+
+/**
+ * What PlotRangeQuery's text (and structured content) says: of a chart, `chart` (what is drawn) and
+ * `series_stats` (each line's statistics); of a query that matched nothing, ExecuteRangeQuery's answer.
+ */
+const chartFactsSchema = z.looseObject({
+  chart: z.looseObject({}).optional(),
+  series_stats: z.looseObject({}).optional(),
+  resultType: z.string().optional(),
+  result: z.array(z.looseObject({})).optional(),
+});
+
+export const PlotRangeQuery = defineTool({
+  name: "PlotRangeQuery",
+  description:
+    "Draw a PromQL range query as a chart (PNG, 1000×500): to see a trend, a spike, which series stands out, for ~1,500 tokens whatever the number of points. " +
+    "The first 10 series in `order` (most unusual first by default) are labelled lines, the rest one grey band with their count; NaN is a gap, ±Inf a red mark. " +
+    "The text beside the image says what is drawn and has min/max/avg/last of each line (series_stats). Arguments as ExecuteRangeQuery, plus an optional title.",
+  inputSchema: z.object({
+    workspace_id: workspaceId,
+    query,
+    start,
+    end,
+    step,
+    region,
+    profile,
+    title: chartTitle,
+    limit: seriesLimit,
+    order,
+  }),
+  outputSchema: chartFactsSchema,
+  annotations: readOnly("Draw a PromQL range query"),
+  async run(args, call) {
+    const now = readClock(call);
+    const from = resolveTime("start", args.start, now);
+    const to = resolveTime("end", args.end, now);
+    const range = { start: toUnixSeconds(from), end: toUnixSeconds(to), step: stepSeconds(args.step) };
+    const chosen = args.order ?? call.settings.defaultOrder ?? "unusual";
+    const sink = () =>
+      new ChartAnswerSink(
+        new QueryResultCollector(call.budget, {
+          query: args.query,
+          range:
+            range.end >= range.start && range.step > 0 && Number.isFinite(range.step) ? range : undefined,
+          order: chosen,
+          limit: args.limit ?? undefined,
+          emptyHint: labelHint(args.query, true, call),
+        }),
+      );
+    const answer: ChartAnswer = await getFromWorkspace(
+      args,
+      call,
+      { path: "/query_range", params: { query: args.query, start: from, end: to, step: args.step } },
+      sink,
+    );
+    expectShape(queryData, answer.query.shape, "query result");
+    // Nothing matched: the answers' own (empty) result and its hint, as text, not an empty chart.
+    if (answer.series.length === 0) return answer.query;
+    const model = chartModel(answer.series, {
+      title: args.title ?? args.query,
+      order: chosen,
+      limit: args.limit ?? undefined,
+    });
+    call.context.progress?.step("Drawing the chart");
+    const png = await renderPng(model);
+    const asked = { query: args.query, ...range, order: chosen };
+    return new Picture(png, chartFacts(model, answer.series, asked, png.length));
+  },
+});
