@@ -1,11 +1,12 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
+import type { Order } from "../src/results/ranking.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
 import { end, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
-import { defineTool } from "./types.js";
+import { defineTool, type ToolCall } from "./types.js";
 
 export const ExecuteRangeQuery = defineTool({
   name: "ExecuteRangeQuery",
@@ -29,27 +30,42 @@ export const ExecuteRangeQuery = defineTool({
   outputSchema: queryResult,
   annotations: readOnly("Run a PromQL range query"),
   async run(args, call) {
-    // One reading for both bounds: start=now-1h, end=now spans exactly an hour.
-    const now = readClock(call);
-    const start = resolveTime("start", args.start, now);
-    const end = resolveTime("end", args.end, now);
-    const range = { start: toUnixSeconds(start), end: toUnixSeconds(end), step: stepSeconds(args.step) };
-    const collector = () =>
-      new QueryResultCollector(call.budget, {
-        query: args.query,
-        // A range Prometheus will refuse (end before start) needs no curves.
-        range: range.end >= range.start && range.step > 0 && Number.isFinite(range.step) ? range : undefined,
-        order: args.order ?? call.settings.defaultOrder ?? "unusual",
-        limit: args.limit ?? undefined,
-        emptyHint: labelHint(args.query, true, call),
-      });
-    const result = await getFromWorkspace(
-      args,
-      call,
-      { path: "/query_range", params: { query: args.query, start, end, step: args.step } },
-      collector,
-    );
+    const asked = askRange(args, call);
+    const result = await getFromWorkspace(args, call, asked.request, asked.collector);
     expectShape(queryData, result.shape, "query result");
     return result;
   },
 });
+
+/** What a range query tool is asked (ExecuteRangeQuery's arguments, PlotRangeQuery's too). */
+export interface RangeArgs {
+  query: string;
+  start: string;
+  end: string;
+  step: string;
+  limit?: number | null | undefined;
+  order?: Order | null | undefined;
+}
+
+/**
+ * A range query's request, its bounds resolved against one reading of the clock (start=now-1h,
+ * end=now spans exactly an hour), and the collector of the answers' own result for it.
+ */
+export function askRange(args: RangeArgs, call: ToolCall) {
+  const now = readClock(call);
+  const start = resolveTime("start", args.start, now);
+  const end = resolveTime("end", args.end, now);
+  const range = { start: toUnixSeconds(start), end: toUnixSeconds(end), step: stepSeconds(args.step) };
+  const order = args.order ?? call.settings.defaultOrder ?? "unusual";
+  const collector = () =>
+    new QueryResultCollector(call.budget, {
+      query: args.query,
+      // A range Prometheus will refuse (end before start) needs no curves.
+      range: range.end >= range.start && range.step > 0 && Number.isFinite(range.step) ? range : undefined,
+      order,
+      limit: args.limit ?? undefined,
+      emptyHint: labelHint(args.query, true, call),
+    });
+  const request = { path: "/query_range", params: { query: args.query, start, end, step: args.step } };
+  return { range, order, request, collector };
+}

@@ -2,8 +2,8 @@ import * as z from "zod";
 import { type ChartAnswer, ChartAnswerSink, chartFacts } from "../src/charts/chartAnswer.js";
 import { chartModel } from "../src/charts/chartModel.js";
 import { renderPng } from "../src/charts/render.js";
-import { QueryResultCollector } from "../src/results/queryResult.js";
-import { getFromWorkspace, readClock, readOnly } from "./common.js";
+import { getFromWorkspace, readOnly } from "./common.js";
+import { askRange } from "./executeRangeQuery.js";
 import {
   chartTitle,
   end,
@@ -16,8 +16,6 @@ import {
   step,
   workspaceId,
 } from "./params.js";
-import { labelHint } from "./queryHints.js";
-import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData } from "./results.js";
 import { defineTool, Picture } from "./types.js";
 
@@ -53,27 +51,12 @@ export const PlotRangeQuery = defineTool({
   outputSchema: chartFactsSchema,
   annotations: readOnly("Draw a PromQL range query"),
   async run(args, call) {
-    const now = readClock(call);
-    const from = resolveTime("start", args.start, now);
-    const to = resolveTime("end", args.end, now);
-    const range = { start: toUnixSeconds(from), end: toUnixSeconds(to), step: stepSeconds(args.step) };
-    const chosen = args.order ?? call.settings.defaultOrder ?? "unusual";
-    const sink = () =>
-      new ChartAnswerSink(
-        new QueryResultCollector(call.budget, {
-          query: args.query,
-          range:
-            range.end >= range.start && range.step > 0 && Number.isFinite(range.step) ? range : undefined,
-          order: chosen,
-          limit: args.limit ?? undefined,
-          emptyHint: labelHint(args.query, true, call),
-        }),
-      );
+    const { range, order: chosen, request, collector } = askRange(args, call);
     const answer: ChartAnswer = await getFromWorkspace(
       args,
       call,
-      { path: "/query_range", params: { query: args.query, start: from, end: to, step: args.step } },
-      sink,
+      request,
+      () => new ChartAnswerSink(collector()),
     );
     expectShape(queryData, answer.query.shape, "query result");
     // Nothing matched: the answers' own (empty) result and its hint, as text, not an empty chart.
