@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 /** The folders measured, relative to the repository. */
-export const ROOTS = ["src", "tools"];
+export const ROOTS = ["src", "tools", "view"];
 export const MAX_FUNCTION_LINES = 80;
 export const APP_FILE = "src/app.ts";
 export const APP_TARGET_LINES = 150;
@@ -64,6 +64,16 @@ export const FORBIDDEN_IMPORTS = [
     why: "http/ knows nothing of the tools, nor of the bridge",
   },
   {
+    from: "view",
+    to: ["src", "tools"],
+    why: "view/ is the MCP Apps page, run in the host's browser: it knows only what its tool results say",
+  },
+  {
+    from: "src",
+    to: ["view"],
+    why: "the server serves the view's page as built (scripts/view-build.mjs), never its code",
+  },
+  {
     from: "src/protocol",
     to: ["src/bridge", "src/routes", "src/prometheus", "tools"],
     why: "protocol/ holds the JSON-RPC and MCP rules alone: no bridge, route, Prometheus or tool",
@@ -72,9 +82,10 @@ export const FORBIDDEN_IMPORTS = [
 
 /**
  * Entry files, which run when loaded by design: each only starts what the module it imports exports, so
- * that module can be imported (tests, the bench) without starting anything.
+ * that module can be imported (tests, the bench) without starting anything. The view's page script is
+ * the page itself: it starts as the page loads, and what it draws with is in modules of their own.
  */
-export const ENTRY_FILES = ["src/stdioMain.ts"];
+export const ENTRY_FILES = ["src/stdioMain.ts", "view/rangeView.ts"];
 
 const toPosix = (path) => path.split(sep).join("/");
 
