@@ -15,6 +15,9 @@
 // - chartAssetsBeside: the chart renderer's files (resvg's WebAssembly, the DejaVu Sans font) are copied
 //   beside the chunk that reads them, and src/charts/assets.ts reads those copies: a bundle has no
 //   node_modules. Only a bundle that holds the renderer gets them.
+// - viewAtBuild: the MCP Apps view's HTML page (view/, built by scripts/view-build.mjs) goes in the
+//   bundle in place of src/views/viewHtml.ts, which run from sources builds it on first use. That
+//   module is imported only by the first resources/read, so the page is a chunk of its own.
 "use strict";
 
 const { copyFile, writeFile } = require("node:fs/promises");
@@ -27,6 +30,7 @@ const LAZY_AJV = join(ROOT, "src", "lazyAjvProvider.ts");
 const SDK = `${sep}@modelcontextprotocol${sep}sdk${sep}`;
 const SDK_PROVIDER = "@modelcontextprotocol/sdk/validation/ajv";
 const CHART_ASSETS = join(ROOT, "src", "charts", "assets.ts");
+const VIEW_HTML = join(ROOT, "src", "views", "viewHtml.ts");
 /** The renderer's files, by the name their copies take beside the chunk that reads them. */
 const CHART_FILES = {
   "resvg.wasm": "@resvg/resvg-wasm/index_bg.wasm",
@@ -176,4 +180,17 @@ export async function rendererAssets() {
   },
 };
 
-module.exports = [toolSchemasAtBuild, ajvOnFirstUse, chartAssetsBeside];
+/** @type {import("esbuild").Plugin} */
+const viewAtBuild = {
+  name: "view-at-build",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]views[\\/]viewHtml\.ts$/ }, async (args) => {
+      if (args.path !== VIEW_HTML) return undefined;
+      const { buildRangeView } = await import("./view-build.mjs");
+      const page = JSON.stringify(await buildRangeView(build.esbuild));
+      return { loader: "js", contents: `export async function rangeViewHtml() {\n  return ${page};\n}\n` };
+    });
+  },
+};
+
+module.exports = [toolSchemasAtBuild, ajvOnFirstUse, chartAssetsBeside, viewAtBuild];

@@ -30,6 +30,7 @@ import { MemorySessionStore } from "./sessions/memoryStore.js";
 import type { SessionStore } from "./sessions/store.js";
 import { DynamoStreamEvents, type StreamEventStore } from "./sessions/streamEvents.js";
 import { loadTracing, type Trace, type Tracing } from "./tracing/trace.js";
+import { VIEWS_CAPABILITY } from "./views/rangeView.js";
 
 /** What a handler is built from besides its configuration; the defaults are what production uses. */
 export interface Dependencies {
@@ -203,8 +204,9 @@ function routeOptions(
       name: SERVER_NAME,
       version: SERVER_VERSION,
       instructions: serverOptions.instructions,
-      capabilities: TOOLS_CAPABILITY,
+      capabilities: serverOptions.views ? { ...TOOLS_CAPABILITY, ...VIEWS_CAPABILITY } : TOOLS_CAPABILITY,
     },
+    views: serverOptions.views,
   };
   const sessions =
     config.sessions === "off"

@@ -4,8 +4,11 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   type ListToolsResult,
+  ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -13,7 +16,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
-import { forPlainPrometheus, instructionsFor, toolsNamed } from "../tools/index.js";
+import { forPlainPrometheus, instructionsFor, servesViews, toolsNamed } from "../tools/index.js";
 import { Picture, type Tool, type ToolCall, type ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import type { Config } from "./config.js";
@@ -35,6 +38,8 @@ import { constantResult } from "./protocol/jsonrpc.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
 import { describeTool } from "./toolSchemas.js";
 import type { Trace } from "./tracing/trace.js";
+import { RANGE_VIEW_RESOURCE, RANGE_VIEW_URI, VIEWS_CAPABILITY, viewMetaOf } from "./views/rangeView.js";
+import { readRangeView } from "./views/resources.js";
 
 export const SERVER_NAME = "prometheus-mcp-lambda";
 export const SERVER_VERSION: string = packageJson.version;
@@ -48,6 +53,11 @@ const TOOL_DEADLINE_MARGIN_MS = 250;
 export interface ServerOptions {
   /** The tools served, in `tools/list` order. */
   tools: readonly Tool[];
+  /**
+   * Serve the MCP Apps view of range results (src/views/): the resource, the capability and the
+   * extension declared, the tools that have a view pointing at it. Comes with the charts group.
+   */
+  views: boolean;
   /** The server's instructions to the model: how an investigation goes with these tools. */
   instructions: string;
   settings: ToolSettings;
@@ -99,6 +109,7 @@ export function serverOptionsOf(
   };
   return {
     tools,
+    views: servesViews(served),
     instructions: instructionsFor(served, config.plainPrometheus),
     settings,
     upstream: createUpstream(settings),
@@ -114,11 +125,12 @@ export function serverOptionsOf(
 /** Builds one MCP server for a bridge; everything that can be shared between servers is built once, here. */
 export type McpServerFactory = (forwarded: ForwardedRequests) => McpServer;
 
-/** An error the SDK's Protocol answers with exactly this code and message (an McpError would prefix the message). */
+/** An error the SDK's Protocol answers with exactly this code, message and data (an McpError would prefix the message). */
 class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -133,7 +145,12 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   // Tool schemas are converted to JSON Schema once, on the first tools/list.
   const listTools = (): ListToolsResult => {
     toolList ??= constantResult({
-      tools: options.tools.map((tool) => describeTool(tool, options.declareNumbers)),
+      tools: options.tools.map((tool) => {
+        const described = describeTool(tool, options.declareNumbers);
+        return options.views && tool.view !== undefined
+          ? { ...described, _meta: viewMetaOf(tool.view) }
+          : described;
+      }),
     });
     return toolList;
   };
@@ -156,8 +173,35 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
         answerToolCall(request, extra, toolsByName, forwarded, options),
       ),
     );
+    if (options.views) serveViews(mcp, guarded);
     return mcp;
   };
+}
+
+/**
+ * The MCP Apps view as a resource: listed, read by its `ui://` URI; any other URI is not found (-32602
+ * with the URI in `data`, as protocol revision 2026-07-28 has it; the 2025 revisions name no code).
+ * No templates, but asking for them is no error.
+ */
+function serveViews(mcp: McpServer, guarded: ReturnType<typeof guardFor>): void {
+  mcp.server.registerCapabilities(VIEWS_CAPABILITY);
+  mcp.server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guarded("resources/list", () => ({ resources: [RANGE_VIEW_RESOURCE] })),
+  );
+  mcp.server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    guarded("resources/templates/list", () => ({ resourceTemplates: [] })),
+  );
+  mcp.server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guarded("resources/read", (request: z.output<typeof ReadResourceRequestSchema>) => {
+      const { uri } = request.params;
+      if (uri !== RANGE_VIEW_URI)
+        throw new RpcError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+      return readRangeView();
+    }),
+  );
 }
 
 /**

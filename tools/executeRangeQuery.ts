@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import type { Order } from "../src/results/ranking.js";
+import { RANGE_VIEW_URI } from "../src/views/rangeView.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
 import { end, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
 import { labelHint } from "./queryHints.js";
@@ -29,6 +30,7 @@ export const ExecuteRangeQuery = defineTool({
   }),
   outputSchema: queryResult,
   annotations: readOnly("Run a PromQL range query"),
+  view: RANGE_VIEW_URI,
   async run(args, call) {
     const asked = askRange(args, call);
     const result = await getFromWorkspace(args, call, asked.request, asked.collector);

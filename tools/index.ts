@@ -31,6 +31,14 @@ export const tools: Tool[] = [
   PlotRangeQuery,
 ];
 
+/**
+ * Whether the MCP Apps views (src/views/) are served: they belong to the `charts` group, and come with
+ * it, whose tool is PlotRangeQuery (so not under PYTHON_COMPAT unless TOOLS names it).
+ */
+export function servesViews(served: readonly string[]): boolean {
+  return served.includes(PlotRangeQuery.name);
+}
+
 /** The tools of these names (TOOLS, as the configuration resolved it), in `tools/list` order. */
 export function toolsNamed(names: readonly string[]): Tool[] {
   const unknown = names.filter((name) => !tools.some((tool) => tool.name === name));

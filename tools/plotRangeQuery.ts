@@ -2,6 +2,7 @@ import * as z from "zod";
 import { type ChartAnswer, ChartAnswerSink, chartFacts } from "../src/charts/chartAnswer.js";
 import { chartModel } from "../src/charts/chartModel.js";
 import { renderPng } from "../src/charts/render.js";
+import { RANGE_VIEW_URI } from "../src/views/rangeView.js";
 import { getFromWorkspace, readOnly } from "./common.js";
 import { askRange } from "./executeRangeQuery.js";
 import {
@@ -50,6 +51,7 @@ export const PlotRangeQuery = defineTool({
   }),
   outputSchema: chartFactsSchema,
   annotations: readOnly("Draw a PromQL range query"),
+  view: RANGE_VIEW_URI,
   async run(args, call) {
     const { range, order: chosen, request, collector } = askRange(args, call);
     const answer: ChartAnswer = await getFromWorkspace(

@@ -59,6 +59,11 @@ export interface Tool<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObj
   outputSchema: Out;
   annotations: ToolAnnotations;
   /**
+   * The `ui://` URI of the MCP Apps view that draws this tool's results (src/views/), when the
+   * deployment serves views: tools/list points the tool at it.
+   */
+  view?: string;
+  /**
    * The result, or one that cuts itself to the call's size (then it has `outputSchema`'s shape once
    * fitted), or a picture (then its `facts` have `outputSchema`'s shape).
    */

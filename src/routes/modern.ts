@@ -21,6 +21,8 @@ export interface ModernOptions {
    */
   sharedBridge: () => Promise<Bridge>;
   identity: ServerIdentity;
+  /** The deployment serves the MCP Apps view (src/views/): the resources methods are implemented. */
+  views: boolean;
 }
 
 /**
@@ -32,7 +34,10 @@ export const LIST_TTL_MS = 3_600_000;
 
 /** The methods of 2026-07-28 this server implements; every other one is 404 `-32601`. */
 const FORWARDED = new Set(["tools/list", "tools/call"]);
-const CACHEABLE = new Set(["server/discover", "tools/list"]);
+/** Implemented too when the deployment serves the MCP Apps view. */
+const VIEW_METHODS = new Set(["resources/list", "resources/templates/list", "resources/read"]);
+/** The view's page changes only with a deploy, as the lists do. */
+const CACHEABLE = new Set(["server/discover", "tools/list", ...VIEW_METHODS]);
 /** Legacy methods a 2026-07-28 request may not use, named in their `-32601` so the caller sees why. */
 const REMOVED = new Set([
   "initialize",
@@ -56,7 +61,7 @@ export async function answerModern(
     const message = { jsonrpc: "2.0" as const, id: request.id, result: discoverResult(options.identity) };
     return single(complete({ message }, request.method, options.identity));
   }
-  if (!FORWARDED.has(request.method)) {
+  if (!FORWARDED.has(request.method) && !(options.views && VIEW_METHODS.has(request.method))) {
     const removed = REMOVED.has(request.method) ? " (not part of protocol version 2026-07-28)" : "";
     const message = errorReply(
       request.id,

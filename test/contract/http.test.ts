@@ -227,7 +227,7 @@ for (const pythonCompat of [false, true]) {
         });
 
         it("unknown method is 200 -32601, never 404", async () => {
-          const result = await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "resources/list" }, format);
+          const result = await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "prompts/list" }, format);
           expect(result.statusCode).toBe(200);
           expect(JSON.parse(result.body)).toStrictEqual({
             jsonrpc: "2.0",

@@ -82,7 +82,12 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
       result: {
         resultType: "complete",
         supportedVersions: SUPPORTED,
-        capabilities: { tools: { listChanged: false } },
+        // The chart view (MCP Apps) comes with the default tools: resources, and the extension.
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { subscribe: false, listChanged: false },
+          extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+        },
         // A plain Prometheus: the server, not workspaces.
         instructions: expect.stringMatching(
           /^Investigate the Prometheus server these tools query\.(?!.*[Ww]orkspace)/,
@@ -306,7 +311,7 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
   it("a method this server does not implement, and the legacy methods 2026-07-28 removed: 404 -32601", async () => {
     for (const method of [
       "prompts/list",
-      "resources/list",
+      "completion/complete",
       "unknown/method",
       "initialize",
       "ping",

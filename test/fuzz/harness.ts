@@ -264,7 +264,7 @@ export async function fuzz(
       for (const observation of await observeCase(handler, inputs, output)) {
         const input = observation.input;
         shapes[input.shape] = (shapes[input.shape] ?? 0) + 1;
-        const traffic: Traffic = trafficOf(input.event);
+        const traffic: Traffic = trafficOf(input.event, config);
         const era = traffic.era === "modern" ? `modern ${expectedKind(traffic)}` : traffic.era;
         eras[era] = (eras[era] ?? 0) + 1;
         const status = statusOf(observation);

@@ -226,6 +226,11 @@ const SERVER_NAME = "prometheus-mcp-lambda";
 const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 /** The methods 2026-07-28 serves here; every other one is 404 `-32601`. */
 const SERVED_METHODS = ["server/discover", "tools/list", "tools/call"];
+/**
+ * Served too where the MCP Apps view is (src/views/): it comes with the charts group, which every
+ * configuration here serves but PYTHON_COMPAT's (its default tools are the five).
+ */
+const VIEW_METHODS = ["resources/list", "resources/templates/list", "resources/read"];
 /** The body member `Mcp-Name` mirrors, by method (only these methods name something). */
 const NAME_SOURCES = new Map([
   ["tools/call", "name"],
@@ -328,10 +333,11 @@ function claimsModernEraAnywhere(payload: unknown): boolean {
 }
 
 /** Which era serves the event, and for 2026-07-28 what it must answer. */
-export function trafficOf(event: unknown): Traffic {
+export function trafficOf(event: unknown, settings: FuzzSettings): Traffic {
+  const served = settings.pythonCompat ? SERVED_METHODS : [...SERVED_METHODS, ...VIEW_METHODS];
   if (!isHttpShaped(event)) {
     return claimsModernEraAnywhere(event)
-      ? { era: "modern", expected: expectModern(event, undefined, event) }
+      ? { era: "modern", expected: expectModern(event, undefined, event, served) }
       : { era: "legacy" };
   }
   const request = readHttp(event);
@@ -350,7 +356,7 @@ export function trafficOf(event: unknown): Traffic {
     return {
       era: "modern",
       expected: parsed
-        ? expectModern(payload, request.headers, parseExact(request.body))
+        ? expectModern(payload, request.headers, parseExact(request.body), served)
         : { kind: "refused", status: 400, code: -32700, id: null, why: "a body that is not JSON" },
     };
   }
@@ -461,7 +467,7 @@ function headerMismatch(
  * What 2026-07-28 answers `payload`, checked in this order: one message (a batch, anything but a
  * request: -32600, a notification: accepted), the claimed version against MCP-Protocol-Version
  * (-32020) and against the versions served (-32022), the envelope (-32602), Mcp-Method and Mcp-Name
- * (-32020), the method (404 -32601). `headers` is undefined for a direct invocation. `exact` is the
+ * (-32020), the method (404 -32601 unless `served`). `headers` is undefined for a direct invocation. `exact` is the
  * payload as parseExact reads it (for a direct invocation, the payload itself).
  *
  * A message whose id is an integer beyond 2^53 - 1 in magnitude (JSON.parse cannot hold it exactly:
@@ -472,6 +478,7 @@ function expectModern(
   payload: unknown,
   headers: Record<string, string> | undefined,
   exact: unknown,
+  served: readonly string[],
 ): ModernExpectation {
   const refused = (status: number, code: number, id: unknown, why: string): ModernExpectation => ({
     kind: "refused",
@@ -493,7 +500,7 @@ function expectModern(
         refused(400, -32600, null, `${why}, refused`),
         refused(400, -32600, exactId, `${why}, refused with the id echoed exactly`),
         // (Judged once: the stand-in's id is not looked at again.)
-        expectModern(standIn, headers, null),
+        expectModern(standIn, headers, null, served),
       ],
     };
   }
@@ -522,8 +529,7 @@ function expectModern(
   const mismatch = headers === undefined ? undefined : headerMismatch(headers, method as string, params);
   if (mismatch !== undefined) return refused(400, -32020, id, mismatch);
   const traceId = traceIdOf(own(meta, "traceparent"));
-  if (SERVED_METHODS.includes(method as string))
-    return { kind: "served", method: method as string, id, traceId };
+  if (served.includes(method as string)) return { kind: "served", method: method as string, id, traceId };
   return { ...refused(404, -32601, id, "an unknown method"), traceId } as ModernExpectation;
 }
 
@@ -675,6 +681,10 @@ function modernResultProblems(method: string, result: unknown): string[] {
   if (method === "tools/call" && !Array.isArray(own(result, "content"))) {
     problems.push(`modern: a tools/call result without content: ${short(describe(result), 200)}`);
   }
+  const listed = { "resources/list": "resources", "resources/read": "contents" }[method];
+  if (listed !== undefined && !Array.isArray(own(result, listed))) {
+    problems.push(`modern: a ${method} result without ${listed}: ${short(describe(result), 200)}`);
+  }
   return problems;
 }
 
@@ -682,7 +692,7 @@ function modernResultProblems(method: string, result: unknown): string[] {
 export function check(
   observation: Observation,
   settings: FuzzSettings,
-  traffic: Traffic = trafficOf(observation.input.event),
+  traffic: Traffic = trafficOf(observation.input.event, settings),
 ): string[] {
   const problems: string[] = [];
   const { input, result } = observation;

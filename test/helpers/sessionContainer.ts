@@ -11,6 +11,7 @@ import { LOCAL_SETTINGS } from "./toolCall.js";
 export function localServerFactory(): McpServerFactory {
   return mcpServerFactory({
     tools,
+    views: true,
     instructions: instructionsFor(tools.map((tool) => tool.name)),
     settings: LOCAL_SETTINGS,
     upstream: createUpstream(LOCAL_SETTINGS),

@@ -97,6 +97,7 @@ async function serve(tool: Tool, args: Record<string, unknown>, call: ToolCall):
       : { ...tool, run: (parsed, serverCall) => tool.run(parsed, { ...serverCall, clock }) };
   const makeServer = mcpServerFactory({
     tools: [served],
+    views: false,
     instructions: "",
     settings: call.settings,
     upstream: call.upstream,

@@ -84,6 +84,29 @@ describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheu
     for (const row of facts.series_stats.rows) expect(row[5]).toBe(DATASET.sampleCount);
   });
 
+  it("`limit` bounds the series drawn, the first ones in `order`; the lines' statistics follow", async () => {
+    const facts = async (args: Record<string, unknown>) =>
+      (await plot({ ...WHOLE_DATASET_RANGE, ...args })).structuredContent as {
+        chart: { series: number; lines: string[]; in_band: number; order: string };
+        series_stats: { rows: unknown[][] };
+      };
+    const all = await facts({ order: "highest" });
+    const two = await facts({ order: "highest", limit: 2 });
+    expect(all.chart.lines).toHaveLength(4);
+    // The series matched are still said; two are drawn, the first two of the same order.
+    expect(two.chart).toMatchObject({ series: 4, in_band: 0, order: "highest" });
+    // The two highest (the request counters), labelled by what tells the two drawn apart.
+    expect(all.chart.lines.slice(0, 2)).toStrictEqual([
+      '{__name__="test_requests_total", instance="a", job="api"}',
+      '{__name__="test_requests_total", instance="b", job="api"}',
+    ]);
+    expect(two.chart.lines).toStrictEqual(['{instance="a"}', '{instance="b"}']);
+    expect(two.series_stats.rows).toHaveLength(2);
+    const bad = await plot({ ...WHOLE_DATASET_RANGE, limit: "0" });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]?.text).toMatch(/limit/);
+  });
+
   it("a query that matches nothing is a text answer with its hint: not an error, not an empty chart", async () => {
     const result = await plot({ ...WHOLE_DATASET_RANGE, query: 'up{job="no-such-job"}' });
     expect(result.isError).toBeFalsy();

@@ -2,7 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildRangeView } from "../../scripts/view-build.mjs";
 import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
 import { callHttp, makeHandler } from "../helpers/handler.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
@@ -442,7 +444,8 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(chunks.filter((chunk) => chunk.includes(SIGV4)).length).toBeGreaterThan(0);
     // Nor the chart renderer (ECharts, resvg): chunks the first chart imports.
     // (zrender is ECharts' drawing layer; __wbindgen resvg's WebAssembly glue.)
-    for (const library of ["zrender", "__wbindgen"]) {
+    // Nor the MCP Apps view's page (its title): a chunk the first resources/read imports.
+    for (const library of ["zrender", "__wbindgen", "<title>Range chart</title>"]) {
       expect(code.includes(library), library).toBe(false);
       expect(
         chunks.some((chunk) => chunk.includes(library)),
@@ -457,6 +460,12 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       for (const [name, content] of entries) await writeFile(join(taskRoot, name), content);
       const file = join(taskRoot, "src", "handler.mjs");
       const event = JSON.parse(await readFile(join(ROOT, "events", "v2-health.json"), "utf8"));
+      const readView = {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "resources/read",
+        params: { uri: "ui://prometheus-mcp-lambda/range-chart" },
+      };
       const listWorkspaces = {
         jsonrpc: "2.0",
         id: 1,
@@ -469,13 +478,17 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
          const context = { awsRequestId: "test", functionName: "mcp", getRemainingTimeInMillis: () => 29000 };
          const health = await handler(${JSON.stringify(event)}, context);
          const tool = await handler(${JSON.stringify(listWorkspaces)}, context);
-         process.stdout.write(JSON.stringify({ health, tool }));`,
+         const view = await handler(${JSON.stringify(readView)}, context);
+         process.stdout.write(JSON.stringify({ health, tool, view }));`,
       );
       expect(reply.code, reply.stderr).toBe(0);
-      const { health, tool } = JSON.parse(reply.stdout) as {
+      const { health, tool, view } = JSON.parse(reply.stdout) as {
         health: { statusCode: number; body: string };
         tool: { result: { isError: boolean; content: { text: string }[] } };
+        view: { result: { contents: { text: string }[] } };
       };
+      // The page the bundle holds (built by the esbuild plugin) is the one the sources build.
+      expect(view.result.contents[0]?.text).toBe(await buildRangeView(esbuild));
       expect(health.statusCode).toBe(200);
       expect(JSON.parse(health.body)).toMatchObject({ status: "healthy" });
       // The AMP chunk loaded and ran: the call reached the (unreachable) control plane.
