@@ -28,11 +28,18 @@ const BASELINE = fileURLToPath(new URL("./conformance-baseline.yml", import.meta
 const BASELINE_2026 = fileURLToPath(new URL("./conformance-2026-baseline.yml", import.meta.url));
 
 /** The generic scenarios that must pass (the rest need the suite's fixtures: see the baseline). */
-const REQUIRED = ["server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"];
+const REQUIRED = [
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "logging-set-level",
+  "dns-rebinding-protection",
+  "resources-list",
+];
 
 /**
- * The generic scenarios of the 2026-07-28 set: no FAILURE in any. The input-required ones and
- * sep-2164-resource-not-found may carry a WARNING their baseline entry names (a fixture we lack).
+ * The generic scenarios of the 2026-07-28 set: no FAILURE in any. The input-required ones may carry
+ * a WARNING their baseline entry names (a fixture we lack).
  */
 const REQUIRED_2026 = [
   "tools-list",
@@ -44,6 +51,7 @@ const REQUIRED_2026 = [
   "input-required-result-validate-input",
   "input-required-result-missing-input-response",
   "input-required-result-ignore-extra-params",
+  "resources-list",
 ];
 /** Of those, the ones whose every check must succeed, not one WARNING. */
 const SPOTLESS_2026 = [
@@ -52,6 +60,8 @@ const SPOTLESS_2026 = [
   "dns-rebinding-protection",
   "input-required-result-unsupported-methods",
   "input-required-result-validate-input",
+  "sep-2164-resource-not-found",
+  "resources-list",
 ];
 /**
  * server-stateless is baselined for the four checks that call the suite's diagnostic tools; these,
@@ -178,6 +188,8 @@ describe.skipIf(!prometheusAvailable())("real MCP clients against serverless off
       for (const [scenario, id] of [
         ...STATELESS_CHECKS.map((check) => ["server-stateless", check] as const),
         ["caching", "sep-2549-tools-list-caching-hints"] as const,
+        ["caching", "sep-2549-resources-list-caching-hints"] as const,
+        ["caching", "sep-2549-resources-templates-list-caching-hints"] as const,
         ["caching", "sep-2549-ttl-non-negative"] as const,
         ["caching", "sep-2549-cache-scope-valid"] as const,
       ]) {
