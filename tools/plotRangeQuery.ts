@@ -1,7 +1,5 @@
 import * as z from "zod";
-import { type ChartAnswer, ChartAnswerSink, chartFacts } from "../src/charts/chartAnswer.js";
-import { chartModel } from "../src/charts/chartModel.js";
-import { renderPng } from "../src/charts/render.js";
+import type { ChartAnswer } from "../src/charts/chartAnswer.js";
 import { RANGE_VIEW_URI } from "../src/views/rangeView.js";
 import { getFromWorkspace, readOnly } from "./common.js";
 import { askRange } from "./executeRangeQuery.js";
@@ -53,6 +51,7 @@ export const PlotRangeQuery = defineTool({
   annotations: readOnly("Draw a PromQL range query"),
   view: RANGE_VIEW_URI,
   async run(args, call) {
+    const { ChartAnswerSink, chartFacts, chartModel, renderPng } = await import("../src/charts/plot.js");
     const { range, order: chosen, request, collector } = askRange(args, call);
     const answer: ChartAnswer = await getFromWorkspace(
       args,
