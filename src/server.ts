@@ -33,6 +33,7 @@ import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { type Progress, ProgressNotifier } from "./progress.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
+import { cut } from "./protocol/echo.js";
 import { isLoggedAt, META_KEYS } from "./protocol/envelope.js";
 import { constantResult } from "./protocol/jsonrpc.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
@@ -198,7 +199,7 @@ function serveViews(mcp: McpServer, guarded: ReturnType<typeof guardFor>): void 
     guarded("resources/read", (request: z.output<typeof ReadResourceRequestSchema>) => {
       const { uri } = request.params;
       if (uri !== RANGE_VIEW_URI)
-        throw new RpcError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+        throw new RpcError(ErrorCode.InvalidParams, `Resource not found: ${cut(uri)}`, { uri });
       return readRangeView();
     }),
   );
