@@ -1,7 +1,11 @@
 // Figure: charts (issue 26). Warm render time and PNG size of a range query's chart, 1, 10 and 200
-// series of 300 points each (src/charts: ECharts SVG on the server, resvg WebAssembly to PNG).
+// series of 300 points each (src/charts: ECharts SVG on the server, resvg WebAssembly to PNG), and the
+// tokens of the text PlotRangeQuery sends beside the image (what is drawn, each line's statistics), by
+// both real tokenizers.
+import { chartFacts } from "../../../src/charts/chartAnswer.js";
 import { chartModel, type MatrixSeries } from "../../../src/charts/chartModel.js";
 import { renderPng } from "../../../src/charts/render.js";
+import { realTokens } from "../../support/tokenizers.js";
 import type { BenchContext } from "../context.js";
 import { stats } from "../measure.js";
 import type { Figure } from "../report.js";
@@ -34,6 +38,17 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       bytes = png.length;
     }
     const time = stats(samples);
+    const asked = {
+      query: "rate(container_cpu_usage_seconds_total[5m])",
+      start: START,
+      end: START + POINTS * 60,
+      step: 60,
+      order: "unusual",
+    };
+    const text = JSON.stringify(
+      chartFacts(chartModel(data, { title: "CPU per pod", order: "unusual" }), data, asked, bytes),
+    );
+    const tokens = realTokens(text);
     figures.push({
       id: `chart-render-${count}`,
       title: `Chart of ${count} series × ${POINTS} points: warm render (data to PNG)`,
@@ -42,6 +57,15 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       target: "≤ 300 ms (200 series); PNG ≤ 150 KB",
       met: (count < 200 || time.p50 <= 300) && bytes <= 150_000,
       note: `PNG ${bytes} bytes, 1000 × 500`,
+    });
+    figures.push({
+      id: `chart-text-tokens-${count}`,
+      title: `PlotRangeQuery's text beside the chart of ${count} series (what is drawn, series_stats of the lines)`,
+      unit: "tokens",
+      ours: Math.max(tokens.claude, tokens.o200k),
+      target: "≤ 1,000 by both tokenizers: the words stay small beside the picture",
+      met: Math.max(tokens.claude, tokens.o200k) <= 1_000,
+      note: `${Buffer.byteLength(text)} bytes; Claude ${tokens.claude}, o200k ${tokens.o200k}`,
     });
   }
   return figures;
