@@ -225,6 +225,37 @@ describe.skipIf(!prometheusAvailable())(
           return { page, posted, requests, errors };
         }
 
+        it("PlotRangeQuery in a host that does not let views call tools: the server's picture, and why", async () => {
+          const { page, posted, requests, errors } = await hostPage();
+          try {
+            await page.evaluate(
+              ([url, name, args]) => window.showTool(url, name, args, { serverTools: false }),
+              [`${offline.url}/mcp`, "PlotRangeQuery", WHOLE_DATASET_RANGE] as const,
+            );
+            const view = page.frameLocator("#view");
+            await expect
+              .poll(() => view.locator("#status").textContent())
+              .toMatch(/cannot ask the server for the points/);
+            const picture = view.locator("#chart img");
+            expect(await picture.getAttribute("src")).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
+            // Drawn by the browser at the server's size: the PNG decoded.
+            await expect
+              .poll(() => picture.evaluate((image: HTMLImageElement) => image.naturalWidth))
+              .toBe(1000);
+            expect(await view.locator(".uplot").count()).toBe(0);
+            const calls = posted.map(
+              (body) => JSON.parse(body) as { method?: string; params?: { name?: string } },
+            );
+            expect(
+              calls.filter((call) => call.method === "tools/call").map((call) => call.params?.name),
+            ).toStrictEqual(["PlotRangeQuery"]);
+            expect(requests).toStrictEqual([]);
+            expect(errors).toStrictEqual([]);
+          } finally {
+            await page.close();
+          }
+        });
+
         for (const tool of ["ExecuteRangeQuery", "PlotRangeQuery"] as const) {
           it(`${tool}: the view draws every series of a real result, shows values on hover, hides a series on click; no network request`, async () => {
             const { page, posted, requests, errors } = await hostPage();

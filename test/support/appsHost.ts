@@ -34,8 +34,14 @@ declare global {
       url: string,
       init: { method: string; headers: Record<string, string>; body?: string },
     ): Promise<Relayed>;
-    showTool(url: string, tool: string, args: Record<string, unknown>): Promise<Shown>;
+    showTool(url: string, tool: string, args: Record<string, unknown>, options?: HostOptions): Promise<Shown>;
   }
+}
+
+/** How this host behaves: by default it lets the view call the server's tools (`serverTools`). */
+export interface HostOptions {
+  /** false: a host that does not proxy the view's tool calls. */
+  serverTools?: boolean;
 }
 
 const HOST = { name: "prometheus-mcp-lambda test host", version: "1.0.0" };
@@ -51,7 +57,7 @@ async function relayFetch(url: string | URL, init?: RequestInit): Promise<Respon
   return new Response(empty ? null : relayed.body, { status: relayed.status, headers: relayed.headers });
 }
 
-window.showTool = async (url, toolName, args) => {
+window.showTool = async (url, toolName, args, options = {}) => {
   const client = new Client(HOST, { capabilities: { extensions: MCP_APPS } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: relayFetch }));
   const { tools } = await client.listTools();
@@ -71,7 +77,7 @@ window.showTool = async (url, toolName, args) => {
   const bridge = new AppBridge(
     client,
     HOST,
-    { serverTools: {}, serverResources: {}, logging: {} },
+    { ...(options.serverTools === false ? {} : { serverTools: {} }), serverResources: {}, logging: {} },
     {
       hostContext: {
         theme: "light",
