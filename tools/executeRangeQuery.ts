@@ -9,6 +9,19 @@ import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
 import { defineTool, type ToolCall } from "./types.js";
 
+/** ExecuteRangeQuery's arguments, which PlotRangeQuery takes too. */
+export const rangeArguments = z.object({
+  workspace_id: workspaceId,
+  query,
+  start,
+  end,
+  step,
+  region,
+  profile,
+  limit: seriesLimit,
+  order,
+});
+
 export const ExecuteRangeQuery = defineTool({
   name: "ExecuteRangeQuery",
   description:
@@ -17,17 +30,7 @@ export const ExecuteRangeQuery = defineTool({
     "choose step near (end - start) / 100 (15m for a day) and aggregate or filter (`> 0.9`, `topk`, `bottomk`) to few series. " +
     "A larger answer is cut: `truncated` (its first key) says what and why, `series_stats` has min/max/avg/last of every series, " +
     "`result` keeps the first series in `order` (most unusual by default) at a coarser step (each bucket's min and max).",
-  inputSchema: z.object({
-    workspace_id: workspaceId,
-    query,
-    start,
-    end,
-    step,
-    region,
-    profile,
-    limit: seriesLimit,
-    order,
-  }),
+  inputSchema: rangeArguments,
   outputSchema: queryResult,
   annotations: readOnly("Run a PromQL range query"),
   view: RANGE_VIEW_URI,

@@ -2,19 +2,8 @@ import * as z from "zod";
 import type { ChartAnswer } from "../src/charts/chartAnswer.js";
 import { RANGE_VIEW_URI } from "../src/views/rangeView.js";
 import { getFromWorkspace, readOnly } from "./common.js";
-import { askRange } from "./executeRangeQuery.js";
-import {
-  chartTitle,
-  end,
-  order,
-  profile,
-  query,
-  region,
-  seriesLimit,
-  start,
-  step,
-  workspaceId,
-} from "./params.js";
+import { askRange, rangeArguments } from "./executeRangeQuery.js";
+import { chartTitle } from "./params.js";
 import { expectShape, queryData } from "./results.js";
 import { defineTool, Picture } from "./types.js";
 
@@ -35,18 +24,7 @@ export const PlotRangeQuery = defineTool({
     "Draw a PromQL range query as a chart (PNG, 1000×500): to see a trend, a spike, which series stands out, for ~1,500 tokens whatever the number of points. " +
     "The first 10 series in `order` (most unusual first by default) are labelled lines, the rest one grey band with their count; NaN is a gap, ±Inf a red mark. " +
     "The text beside the image says what is drawn and has min/max/avg/last of each line (series_stats). Arguments as ExecuteRangeQuery, plus an optional title.",
-  inputSchema: z.object({
-    workspace_id: workspaceId,
-    query,
-    start,
-    end,
-    step,
-    region,
-    profile,
-    title: chartTitle,
-    limit: seriesLimit,
-    order,
-  }),
+  inputSchema: rangeArguments.extend({ title: chartTitle }),
   outputSchema: chartFactsSchema,
   annotations: readOnly("Draw a PromQL range query"),
   view: RANGE_VIEW_URI,
