@@ -22,6 +22,7 @@
 const { join } = require("node:path");
 const { readFileSync } = require("node:fs");
 const { requestedRegions, describeResources, dataResources } = require("./workspace-arns.cjs");
+const { secretStatement } = require("./secret-grant.cjs");
 
 /** tools/catalog.json: { groups: { <group>: [tool…] }, actions: { <tool>: [aps action…] } }. */
 const CATALOG = JSON.parse(readFileSync(join(__dirname, "..", "tools", "catalog.json"), "utf8"));
@@ -133,7 +134,10 @@ module.exports = {
   apsStatements,
   SESSIONS_STATEMENT,
   STREAMING_SESSIONS_STATEMENT,
-  /** provider.iam.role.statements: the served tools' aps statements, then the sessions table's. */
+  /**
+   * provider.iam.role.statements: the served tools' aps statements, then the sessions table's, then
+   * the read of PROMETHEUS_SECRET when one is set (scripts/secret-grant.cjs).
+   */
   statements: async ({ resolveVariable }) => {
     const tools = servedTools(
       await resolveVariable("param:tools"),
@@ -148,6 +152,7 @@ module.exports = {
     };
     const streaming = (await resolveVariable("param:frontDoor")) === "streaming";
     const sessions = streaming ? STREAMING_SESSIONS_STATEMENT : SESSIONS_STATEMENT;
-    return [...apsStatements(apsActions(tools), resources), sessions];
+    const secret = secretStatement(await resolveVariable("param:prometheusSecret"));
+    return [...apsStatements(apsActions(tools), resources), sessions, ...(secret ? [secret] : [])];
   },
 };

@@ -7,11 +7,14 @@ import {
   sigv4Mismatch,
   workspaceIdFromUrl,
 } from "./prometheus/access.js";
+import type { AuthMode } from "./prometheus/auth.js";
+import { parseHeaders } from "./prometheus/headers.js";
 import { REGION_PATTERN, Regions } from "./prometheus/regions.js";
+import { type SecretSource, secretSourceOf } from "./prometheus/secrets.js";
 import { hasCredentials, redactCredentials } from "./prometheus/urls.js";
 
 type SessionMode = "optional" | "required" | "off";
-type PrometheusAuth = "sigv4" | "none";
+type PrometheusAuth = AuthMode;
 /** Where sessions live: this process's memory, one file per session on disk, or a DynamoDB table. */
 type SessionStoreKind = "memory" | "file" | "dynamodb";
 /** Powertools Logger's levels, upper case. */
@@ -20,6 +23,13 @@ type LogLevel = (typeof LOG_LEVEL)[keyof typeof LOG_LEVEL];
 export interface Config {
   prometheusUrl: string | undefined;
   prometheusAuth: PrometheusAuth;
+  /**
+   * PROMETHEUS_SECRET (`basic` and `bearer` only): a Secrets Manager secret's ARN, an SSM parameter
+   * (`ssm:/path`), or, where no Lambda runs, the credentials themselves (with a warning).
+   */
+  prometheusSecret: SecretSource | undefined;
+  /** PROMETHEUS_HEADERS: extra headers of every Prometheus and Alertmanager request, names lower case. */
+  prometheusHeaders: Readonly<Record<string, string>>;
   /**
    * `ALLOWED_WORKSPACES`: the workspaces the function may read besides the one PROMETHEUS_URL names;
    * with either, no other workspace is read (see README "Configuration"). Each entry as given (trimmed,
@@ -115,6 +125,11 @@ function fail(variable: string, value: string, expected: string): never {
   throw new ConfigError(
     `Invalid configuration: ${variable}=${JSON.stringify(redactCredentials(value))} (expected ${expected})`,
   );
+}
+
+/** As `fail`, for a setting whose value must never be repeated (it may hold a credential). */
+function failQuietly(variable: string, expected: string): never {
+  throw new ConfigError(`Invalid configuration: ${variable} (expected ${expected})`);
 }
 
 function read(env: Env, name: string): string | undefined {
@@ -348,6 +363,72 @@ function sessionStoreOf(env: Env, local: boolean): SessionStoreKind {
   return chosen;
 }
 
+/**
+ * PROMETHEUS_AUTH and PROMETHEUS_SECRET: `basic` and `bearer` need a secret, and only they take one;
+ * in Lambda it must be a Secrets Manager secret or an SSM parameter (the value itself would sit in the
+ * function's configuration). The URL's user:password@ is for `none` alone. No message quotes a secret.
+ */
+function upstreamAuthOf(
+  env: Env,
+  prometheusUrl: string | undefined,
+  inLambda: boolean,
+  awsRegion: string,
+): { prometheusAuth: PrometheusAuth; prometheusSecret: SecretSource | undefined } {
+  const prometheusAuth = oneOf(
+    env,
+    "PROMETHEUS_AUTH",
+    ["sigv4", "none", "basic", "bearer"] as const,
+    "sigv4",
+  );
+  if (prometheusUrl !== undefined && prometheusAuth !== "none" && hasCredentials(prometheusUrl)) {
+    fail(
+      "PROMETHEUS_URL",
+      prometheusUrl,
+      `no user:password@ with PROMETHEUS_AUTH=${prometheusAuth}; user:password@ is for a plain Prometheus with PROMETHEUS_AUTH=none (with basic, the pair goes in PROMETHEUS_SECRET)`,
+    );
+  }
+  const text = read(env, "PROMETHEUS_SECRET");
+  const needsSecret = prometheusAuth === "basic" || prometheusAuth === "bearer";
+  if (text === undefined) {
+    if (needsSecret)
+      failQuietly(
+        "PROMETHEUS_SECRET",
+        `to be set with PROMETHEUS_AUTH=${prometheusAuth}: a Secrets Manager secret ARN or ssm:/parameter holding the ${prometheusAuth === "basic" ? "user:password" : "token"}`,
+      );
+    return { prometheusAuth, prometheusSecret: undefined };
+  }
+  if (!needsSecret)
+    failQuietly(
+      "PROMETHEUS_SECRET",
+      `to be unset with PROMETHEUS_AUTH=${prometheusAuth} (it is read with basic or bearer)`,
+    );
+  let source: SecretSource | undefined;
+  try {
+    source = secretSourceOf(text, awsRegion);
+  } catch (error) {
+    failQuietly("PROMETHEUS_SECRET", (error as Error).message);
+  }
+  if (source !== undefined) return { prometheusAuth, prometheusSecret: source };
+  if (inLambda) {
+    failQuietly(
+      "PROMETHEUS_SECRET",
+      "a Secrets Manager secret ARN or ssm:/parameter in Lambda, not the credentials themselves (they would sit in the function's configuration)",
+    );
+  }
+  return { prometheusAuth, prometheusSecret: { kind: "literal", value: text } };
+}
+
+/** PROMETHEUS_HEADERS, parsed (see src/prometheus/headers.ts); none when unset. */
+function headersOf(env: Env): Readonly<Record<string, string>> {
+  const text = read(env, "PROMETHEUS_HEADERS");
+  if (text === undefined) return {};
+  try {
+    return parseHeaders(text);
+  } catch (error) {
+    return failQuietly("PROMETHEUS_HEADERS", (error as Error).message);
+  }
+}
+
 /** Reads and validates the environment once, at cold start. Throws one ConfigError line naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const awsRegion = read(env, "AWS_REGION") ?? "us-east-1";
@@ -355,14 +436,8 @@ export function loadConfig(env: Env = process.env): Config {
   const isOffline = read(env, "IS_OFFLINE") !== undefined;
   const isLocal = read(env, "IS_LOCAL") !== undefined;
   const prometheusUrl = httpUrl(env, "PROMETHEUS_URL");
-  const prometheusAuth = oneOf(env, "PROMETHEUS_AUTH", ["sigv4", "none"] as const, "sigv4");
-  if (prometheusUrl !== undefined && prometheusAuth === "sigv4" && hasCredentials(prometheusUrl)) {
-    fail(
-      "PROMETHEUS_URL",
-      prometheusUrl,
-      "no user:password@ with PROMETHEUS_AUTH=sigv4; user:password@ is for a plain Prometheus with PROMETHEUS_AUTH=none",
-    );
-  }
+  const inLambda = read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal;
+  const { prometheusAuth, prometheusSecret } = upstreamAuthOf(env, prometheusUrl, inLambda, awsRegion);
   const regions = new Regions(awsRegion);
   const urlRegion = ampRegionOfUrl(prometheusUrl);
   if (prometheusUrl !== undefined && urlRegion !== undefined) {
@@ -372,7 +447,6 @@ export function loadConfig(env: Env = process.env): Config {
   const pythonCompat = boolean(env, "PYTHON_COMPAT");
   const sessionStore = sessionStoreOf(env, isOffline || isLocal);
   const sessionDir = read(env, "SESSION_DIR") ?? DEFAULT_SESSION_DIR;
-  const inLambda = read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal;
   // In Lambda only /tmp is writable, and each container has its own: files there share nothing.
   if (inLambda && sessionStore === "file" && !/^\/tmp(\/|$)/.test(sessionDir)) {
     fail(
@@ -392,6 +466,8 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     prometheusUrl,
     prometheusAuth,
+    prometheusSecret,
+    prometheusHeaders: headersOf(env),
     allowedWorkspaces,
     allowedRegions: withWorkspaceRegions(
       regionList(env, "ALLOWED_REGIONS", awsRegion),
@@ -446,6 +522,8 @@ export function configFromEnvironment(env: Env = process.env): Config {
 export const SETTING_NAMES = [
   "PROMETHEUS_URL",
   "PROMETHEUS_AUTH",
+  "PROMETHEUS_SECRET",
+  "PROMETHEUS_HEADERS",
   "ALERTMANAGER_URL",
   "ALLOWED_WORKSPACES",
   "ALLOWED_REGIONS",
@@ -571,6 +649,11 @@ export function configWarnings(config: Config, env: Env = process.env): string[]
   const warnings: string[] = [];
   const mismatch = sigv4Mismatch(config.prometheusUrl, config.prometheusAuth);
   if (mismatch !== undefined) warnings.push(`Warning: ${mismatch}`);
+  if (config.prometheusSecret?.kind === "literal") {
+    warnings.push(
+      "Warning: PROMETHEUS_SECRET holds the credentials themselves: fine on this machine, but a deployment reads them from Secrets Manager (the secret's ARN) or SSM (ssm:/parameter).",
+    );
+  }
   for (const variable of Object.keys(env).sort()) {
     const intended = intendedSetting(variable);
     if (intended !== undefined) {
@@ -592,6 +675,12 @@ export function describeTarget(config: Config): string {
     config.prometheusUrl === undefined
       ? "no PROMETHEUS_URL: AMP workspaces by workspace_id (GetAvailableWorkspaces lists them)"
       : redactCredentials(config.prometheusUrl);
-  const auth = config.prometheusAuth === "sigv4" ? "SigV4 (AMP)" : "none";
-  return `Prometheus: ${where}, auth ${auth}${config.plainPrometheus ? " (plain Prometheus: no workspace_id, region or profile)" : ""}`;
+  const auth = {
+    sigv4: "SigV4 (AMP)",
+    none: "none",
+    basic: "basic auth",
+    bearer: "bearer token",
+  }[config.prometheusAuth];
+  const headers = Object.keys(config.prometheusHeaders);
+  return `Prometheus: ${where}, auth ${auth}${headers.length > 0 ? ` (headers ${headers.join(", ")})` : ""}${config.plainPrometheus ? " (plain Prometheus: no workspace_id, region or profile)" : ""}`;
 }

@@ -32,6 +32,7 @@ import {
 import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { type Progress, ProgressNotifier } from "./progress.js";
+import { Secret } from "./prometheus/secrets.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
 import { cut } from "./protocol/echo.js";
 import { isLoggedAt, META_KEYS } from "./protocol/envelope.js";
@@ -99,6 +100,8 @@ export function serverOptionsOf(
   const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
     prometheusAuth: config.prometheusAuth,
+    prometheusSecret: config.prometheusSecret && new Secret(config.prometheusSecret),
+    prometheusHeaders: config.prometheusHeaders,
     allowedWorkspaces: config.allowedWorkspaces,
     allowedRegions: config.allowedRegions,
     defaultRegion: config.awsRegion,

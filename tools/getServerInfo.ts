@@ -22,8 +22,10 @@ export const GetServerInfo = defineTool({
     aws_profile: z.string().describe('AWS profile, "default" when none'),
     service_name: z.literal("aps"),
     auth_mode: z
-      .enum(["sigv4", "none"])
-      .describe("How Prometheus calls are signed: sigv4 (AWS SigV4, for AMP) or none (a plain Prometheus)"),
+      .enum(["sigv4", "none", "basic", "bearer"])
+      .describe(
+        "How Prometheus calls authenticate: sigv4 (AWS SigV4, for AMP), none (a plain Prometheus), basic or bearer (credentials read from a secret)",
+      ),
     server_time: z
       .string()
       .describe("The server's clock at this call, ISO 8601 UTC: what now means in time, start and end"),

@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.js";
+import type { AuthMode } from "./auth.js";
 import { REGION_SYNTAX } from "./regions.js";
 import { redactCredentials } from "./urls.js";
 
@@ -72,7 +73,7 @@ function isAwsUrl(url: string): boolean {
  * default, with a plain Prometheus URL): said once at start, and again by every credentials error.
  * Undefined when the two agree.
  */
-export function sigv4Mismatch(url: string | undefined, auth: "sigv4" | "none"): string | undefined {
+export function sigv4Mismatch(url: string | undefined, auth: AuthMode): string | undefined {
   if (url === undefined || auth !== "sigv4" || isAwsUrl(url)) return undefined;
   return `PROMETHEUS_URL=${redactCredentials(url)} is not an AMP workspace URL, yet PROMETHEUS_AUTH is sigv4 (the default), so every call is signed for AMP with AWS credentials. For a plain Prometheus set PROMETHEUS_AUTH=none.`;
 }

@@ -5,6 +5,7 @@ import { ToolError } from "../errors.js";
 import { cutText } from "../text.js";
 import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
+import { authorizationOf, type UpstreamAuth } from "./auth.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
 import { buildQueryString, type QueryParams } from "./queryString.js";
@@ -96,7 +97,7 @@ export class DataPlane {
   /** `regions`, when given, refuses a region outside the function's partition before a signer is built. */
   constructor(
     private readonly credentials: Credentials,
-    private readonly auth: "sigv4" | "none",
+    private readonly auth: UpstreamAuth,
     private readonly limits: DataPlaneLimits = { maxAnswerBytes: MAX_ANSWER_BYTES },
     private readonly regions?: Regions,
   ) {}
@@ -107,7 +108,13 @@ export class DataPlane {
    */
   private readonly refusal: Refusal = (who, detail, where) => {
     const said = detail ? `: ${detail}` : "";
-    if (this.auth === "none") {
+    if (this.auth.mode === "basic" || this.auth.mode === "bearer") {
+      return new ToolError(
+        `${who} refused the request (HTTP 403 at ${where})${said}: the credentials from the ${this.auth.secret?.origin ?? "secret"} were accepted but may not read this (a tenant or permission). Check the PROMETHEUS_HEADERS (a tenant header) and the account's rights.`,
+        "denied",
+      );
+    }
+    if (this.auth.mode === "none") {
       return new ToolError(
         `${who} refused the request (HTTP 403 at ${where})${said}. Check the user:password@ of its URL, or what stands in front of it (a proxy, an auth gateway).`,
         "denied",
@@ -207,7 +214,7 @@ export class DataPlane {
     const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
     const where = describeTarget(baseApiUrl, path);
     const maxAttempts = call.maxAttempts ?? DEFAULT_ATTEMPTS;
-    if (call.basicAuth !== undefined && this.auth === "sigv4") {
+    if (call.basicAuth !== undefined && this.auth.mode === "sigv4") {
       throw new ToolError(
         "A Prometheus URL with user:password@ cannot be used with SigV4 signing (PROMETHEUS_AUTH=sigv4): remove the credentials from the URL, or set PROMETHEUS_AUTH=none for a plain Prometheus with basic auth.",
         "misconfigured",
@@ -215,6 +222,7 @@ export class DataPlane {
     }
     const fetcher = await this.fetcherFor(call);
     const who = call.service ?? "Prometheus";
+    let sent = await this.requestHeaders(call);
     call.context.progress?.step(`Asked ${who} (${where})`);
 
     for (let attempt = 0; ; attempt++) {
@@ -225,11 +233,22 @@ export class DataPlane {
           url,
           where,
           call,
+          sent.headers,
           () => ({ sink: makeSink(), ...this.limits }),
           tally,
           this.refusal,
         );
       } catch (error) {
+        if (error instanceof Rejected && error.status === 401 && sent.secret !== undefined) {
+          if (sent.reread || !this.auth.secret?.rereadable) throw this.credentialsRefused(who, where);
+          // Rotated since it was read: read it again, once.
+          call.context.progress?.step(
+            `${who} refused the credentials (HTTP 401): reading them again`,
+            "warning",
+          );
+          sent = { ...(await this.requestHeaders(call, sent.secret)), reread: true };
+          continue;
+        }
         if (!(error instanceof Retryable)) throw error;
         const delay = backoffDelay(attempt, PROMETHEUS_BACKOFF);
         if (attempt + 1 >= maxAttempts || timeLeft(call.context) <= delay) {
@@ -253,8 +272,36 @@ export class DataPlane {
     }
   }
 
+  /**
+   * Every attempt's headers: PROMETHEUS_HEADERS, and the Authorization of the URL's user:password@ or
+   * of the secret (read again when `refused` is the value the upstream refused).
+   */
+  private async requestHeaders(
+    call: DataPlaneCall,
+    refused?: string,
+  ): Promise<{ headers: Record<string, string>; secret?: string; reread?: boolean }> {
+    const headers: Record<string, string> = { ...this.auth.headers, accept: "application/json" };
+    if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
+    const { mode, secret } = this.auth;
+    if ((mode === "basic" || mode === "bearer") && secret !== undefined) {
+      const value = refused === undefined ? await secret.value() : await secret.refresh(refused);
+      headers.authorization = authorizationOf(mode, value, secret.origin);
+      return { headers, secret: value };
+    }
+    return { headers };
+  }
+
+  private credentialsRefused(who: Service, where: string): ToolError {
+    const origin = this.auth.secret?.origin ?? "secret";
+    const again = this.auth.secret?.rereadable ? ", read again after the first refusal" : "";
+    return new ToolError(
+      `${who} refused the credentials from the ${origin} (HTTP 401 at ${where})${again}: check the secret's value and PROMETHEUS_AUTH (${this.auth.mode}).`,
+      "denied",
+    );
+  }
+
   private fetcherFor({ region, profile }: DataPlaneCall): Promise<Fetch> {
-    if (this.auth === "none") return Promise.resolve(fetch);
+    if (this.auth.mode !== "sigv4") return Promise.resolve(fetch);
     this.regions?.check(region);
     return this.signedFetchers.get([region, profile], () =>
       import("aws-sigv4-fetch").then(({ createSignedFetcher }) =>
@@ -293,6 +340,7 @@ async function attemptOnce<T>(
   url: string,
   where: string,
   call: DataPlaneCall,
+  headers: Record<string, string>,
   startReading: () => Reading<T>,
   tally: Tally | undefined,
   refusal: Refusal,
@@ -304,8 +352,6 @@ async function attemptOnce<T>(
     if (timeoutMs <= 0)
       throw new ToolError(`${who} did not answer before the request deadline (${where}).`, "timeout");
     try {
-      const headers: Record<string, string> = { accept: "application/json" };
-      if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
       // Never follow a redirect: it would carry the signature and session token (or the basic auth) to
       // another host, and its answer would be taken as Prometheus's. aws-sigv4-fetch passes `redirect`
       // on to fetch with the signed request.

@@ -1,14 +1,23 @@
 import { sigv4Mismatch } from "./access.js";
+import type { AuthMode, UpstreamAuth } from "./auth.js";
 import { ControlPlane } from "./controlPlane.js";
 import { Credentials } from "./credentials.js";
 import { DataPlane, MAX_ANSWER_BYTES } from "./dataPlane.js";
+import type { Secret } from "./secrets.js";
 import { regionsFor, Workspaces } from "./workspaces.js";
 
 export interface UpstreamSettings {
   /** Fixed Prometheus/AMP workspace URL (`PROMETHEUS_URL`); when it names a workspace, the only one readable besides `allowedWorkspaces`. */
   prometheusUrl: string | undefined;
-  /** `sigv4` signs data-plane calls for AMP; `none` talks to a plain Prometheus. */
-  prometheusAuth: "sigv4" | "none";
+  /**
+   * `sigv4` signs data-plane calls for AMP; `none` talks to a plain Prometheus (or with its URL's
+   * user:password@); `basic` and `bearer` send the credentials of `prometheusSecret`.
+   */
+  prometheusAuth: AuthMode;
+  /** PROMETHEUS_SECRET: where the basic-auth pair or bearer token is read from (`basic`, `bearer`). */
+  prometheusSecret?: Secret | undefined;
+  /** PROMETHEUS_HEADERS: sent on every Prometheus and Alertmanager request (a tenant header). */
+  prometheusHeaders?: Readonly<Record<string, string>> | undefined;
   /** Region used when a call names none; its AWS partition bounds the regions a call may name. */
   defaultRegion: string;
   /** Override of the AMP control-plane endpoint (`AMP_ENDPOINT`). */
@@ -42,12 +51,12 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
   const credentials = new Credentials(sigv4Mismatch(settings.prometheusUrl, settings.prometheusAuth));
   const regions = regionsFor(settings.defaultRegion);
   const controlPlane = new ControlPlane(credentials, settings.ampEndpoint, regions);
-  const dataPlane = new DataPlane(
-    credentials,
-    settings.prometheusAuth,
-    { maxAnswerBytes: MAX_ANSWER_BYTES },
-    regions,
-  );
+  const auth: UpstreamAuth = {
+    mode: settings.prometheusAuth,
+    secret: settings.prometheusSecret,
+    headers: settings.prometheusHeaders ?? {},
+  };
+  const dataPlane = new DataPlane(credentials, auth, { maxAnswerBytes: MAX_ANSWER_BYTES }, regions);
   const workspaces = new Workspaces(controlPlane, settings);
   return {
     controlPlane,

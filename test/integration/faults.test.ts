@@ -135,7 +135,7 @@ describe("data-plane faults", () => {
   it("bounds each attempt by the per-attempt cap and retries a timed-out attempt while time is left", async () => {
     const server = await startFaultServer([{ hang: true }, { status: 200, body: successBody(VECTOR) }]);
     try {
-      const data = await new DataPlane(new Credentials(), "none").get(
+      const data = await new DataPlane(new Credentials(), { mode: "none", headers: {} }).get(
         server.url,
         "/query",
         { query: "up" },

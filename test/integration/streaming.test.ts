@@ -92,7 +92,7 @@ describe("a Prometheus answer of about 60 MB", () => {
     const upstream = createUpstream(settings);
     const capped = {
       ...upstream,
-      dataPlane: new DataPlane(new Credentials(), "none", { maxAnswerBytes: MB }),
+      dataPlane: new DataPlane(new Credentials(), { mode: "none", headers: {} }, { maxAnswerBytes: MB }),
     };
     const started = Date.now();
     const error = await toolError(ExecuteRangeQuery, RANGE, makeToolCall(settings, { upstream: capped }));

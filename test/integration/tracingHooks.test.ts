@@ -107,7 +107,7 @@ describe("the Prometheus call (DataPlane.get)", () => {
     const server = await startFaultServer([{ status: 503 }, { status: 200, body: successBody(VECTOR) }]);
     try {
       const trace = new RecordingTrace();
-      await new DataPlane(new Credentials(), "none").get(
+      await new DataPlane(new Credentials(), { mode: "none", headers: {} }).get(
         `${server.url}/api/v1`,
         "/query",
         { query: "up" },
@@ -136,7 +136,7 @@ describe("the Prometheus call (DataPlane.get)", () => {
     ]);
     try {
       const trace = new RecordingTrace();
-      await new DataPlane(new Credentials(), "none").get(
+      await new DataPlane(new Credentials(), { mode: "none", headers: {} }).get(
         server.url,
         "/label/__name__/values",
         { limit: "10" },
@@ -155,7 +155,7 @@ describe("the Prometheus call (DataPlane.get)", () => {
     try {
       const trace = new RecordingTrace();
       const withCredentials = `${server.url.replace("http://", "http://reader:s3cret@")}/api/v1`;
-      await new DataPlane(new Credentials(), "none").get(
+      await new DataPlane(new Credentials(), { mode: "none", headers: {} }).get(
         withCredentials,
         "/query",
         { query: "up" },
@@ -174,7 +174,7 @@ describe("the Prometheus call (DataPlane.get)", () => {
     const refusing = await startFaultServer([{ status: 400, body: errorBody("bad_data", "parse error") }]);
     const failing = await startFaultServer([{ status: 500 }]);
     try {
-      const dataPlane = new DataPlane(new Credentials(), "none");
+      const dataPlane = new DataPlane(new Credentials(), { mode: "none", headers: {} });
       const refused = new RecordingTrace();
       await expect(
         dataPlane.get(refusing.url, "/query", { query: "sum((" }, call(refused), wholeAnswer),

@@ -122,7 +122,7 @@ afterAll(async () => {
 });
 
 /** TOOLS and ALERTMANAGER_URL of the calling shell must not reach the package either (see slsEnv). */
-const NO_SHELL_TOOLS = { TOOLS: "", ALERTMANAGER_URL: "" };
+const NO_SHELL_TOOLS = { TOOLS: "", ALERTMANAGER_URL: "", PROMETHEUS_SECRET: "", PROMETHEUS_HEADERS: "" };
 
 async function packageTo(
   name: string,
@@ -316,6 +316,8 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(functionEnvironment(template)).toEqual({
       PROMETHEUS_URL: "",
       PROMETHEUS_AUTH: "sigv4",
+      PROMETHEUS_SECRET: "",
+      PROMETHEUS_HEADERS: "",
       ALERTMANAGER_URL: "",
       ALLOWED_WORKSPACES: "",
       ALLOWED_REGIONS: "us-east-1",
@@ -617,6 +619,73 @@ describe("serverless package with a pinned workspace and an allow-list", () => {
     expect(`${run.stdout}${run.stderr}`).toContain(
       'Invalid configuration: ALLOWED_WORKSPACES="ws-team-a,team b" (expected a comma-separated list of AMP workspace ids',
     );
+  }, 120_000);
+});
+
+describe("serverless package with credentials kept in Secrets Manager or SSM", () => {
+  const SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prometheus-token";
+  const LITERAL = "tok-never-in-a-template-5e1";
+
+  it("grants GetSecretValue on that one secret (as given and with AWS's suffix), or GetParameter on that one parameter; the function gets where, not what", async (context) => {
+    const sm = await packageTo("package-secret-sm", [
+      "prometheusUrl=https://mimir.example.com/prometheus",
+      "prometheusAuth=bearer",
+      `prometheusSecret=${SECRET}`,
+      "prometheusHeaders=X-Scope-OrgID: team-a",
+    ]);
+    expect(sm.run.code, output(sm.run)).toBe(0);
+    const template = await templateIn(sm.dir);
+    const reads = roleStatements(template).filter((statement) =>
+      [statement.Action].flat().some((action) => /^(secretsmanager|ssm):/.test(action)),
+    );
+    expect(reads).toStrictEqual([
+      { Effect: "Allow", Action: ["secretsmanager:GetSecretValue"], Resource: [SECRET, `${SECRET}-??????`] },
+    ]);
+    expect(functionEnvironment(template)).toMatchObject({
+      PROMETHEUS_AUTH: "bearer",
+      PROMETHEUS_SECRET: SECRET,
+      PROMETHEUS_HEADERS: "X-Scope-OrgID: team-a",
+    });
+    if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
+    const lint = await cfnLint(sm.dir);
+    expect(lint.errors, lint.output).toEqual([]);
+
+    const ssm = await packageTo("package-secret-ssm", [
+      "prometheusUrl=https://mimir.example.com/prometheus",
+      "prometheusAuth=basic",
+      "prometheusSecret=ssm:/team-a/prometheus",
+    ]);
+    expect(ssm.run.code, output(ssm.run)).toBe(0);
+    const parameter = roleStatements(await templateIn(ssm.dir)).filter((statement) =>
+      [statement.Action].flat().includes("ssm:GetParameter"),
+    );
+    expect(parameter).toStrictEqual([
+      {
+        Effect: "Allow",
+        Action: ["ssm:GetParameter"],
+        Resource: [
+          {
+            "Fn::Sub": expect.stringMatching(
+              /^arn:\$\{AWS::Partition\}:ssm:\$\{AWS::Region\}:\$\{AWS::AccountId\}:parameter\/team-a\/prometheus$/,
+            ),
+          },
+        ],
+      },
+    ]);
+  }, 180_000);
+
+  it("refuses the credentials themselves, without repeating them", async () => {
+    const { run, dir } = await packageTo("package-secret-literal", [
+      "prometheusUrl=https://mimir.example.com/prometheus",
+      "prometheusAuth=bearer",
+      `prometheusSecret=${LITERAL}`,
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(output(run)).toMatch(
+      /prometheusSecret \(expected a Secrets Manager secret ARN or ssm:\/parameter/,
+    );
+    expect(output(run)).not.toContain(LITERAL);
+    await expect(templateIn(dir)).rejects.toThrow();
   }, 120_000);
 });
 

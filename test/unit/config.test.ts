@@ -6,6 +6,8 @@ describe("configuration", () => {
     expect(loadConfig({})).toStrictEqual({
       prometheusUrl: undefined,
       prometheusAuth: "sigv4",
+      prometheusSecret: undefined,
+      prometheusHeaders: {},
       allowedWorkspaces: [],
       allowedRegions: undefined,
       awsRegion: "us-east-1",
@@ -212,7 +214,7 @@ describe("configuration", () => {
   it.each([
     ["PROMETHEUS_URL", "not a url"],
     ["PROMETHEUS_URL", "ftp://x"],
-    ["PROMETHEUS_AUTH", "basic"],
+    ["PROMETHEUS_AUTH", "digest"],
     ["AWS_REGION", "mars"],
     ["AMP_ENDPOINT", "nope"],
     ["SESSIONS", "maybe"],

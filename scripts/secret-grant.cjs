@@ -1,0 +1,62 @@
+// The function role's grant to read PROMETHEUS_SECRET (the `prometheusSecret` parameter), and nothing
+// else: secretsmanager:GetSecretValue on that one secret, or ssm:GetParameter on that one parameter.
+//
+// - A Secrets Manager secret is named by its ARN. Its full ARN ends in `-` and six characters AWS adds;
+//   an ARN given without them ends in the secret's name, which can look the same (`…:secret:my-secret`):
+//   both the ARN as given and `<ARN>-??????` are granted, which match that one secret either way.
+// - An SSM parameter is `ssm:/path` (in the stack's region and account) or `ssm:` and its ARN.
+// - Both are decrypted with the key that encrypts them. With the AWS managed keys (aws/secretsmanager,
+//   aws/ssm) the key policy lets the role use it through the service; a customer managed key needs
+//   kms:Decrypt in its own key policy (README "Any Prometheus").
+//
+// Packaging and deploying refuse a value that is neither (the credentials themselves): the template, and
+// so CloudFormation and the function's configuration, would hold them. `invoke local` and `npm start`
+// (nothing deployed) accept one; the application warns at start. No message repeats the value.
+"use strict";
+
+const { local } = require("./command-settings.cjs");
+
+const SECRET_ARN = /^arn:(aws[a-z-]*):secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
+const PARAMETER_ARN = /^arn:aws[a-z-]*:ssm:[a-z0-9-]+:\d{12}:parameter\/[A-Za-z0-9/_.-]+$/;
+const PARAMETER_PATH = /^\/[A-Za-z0-9/_.-]{1,2047}$/;
+
+function refuse(expected) {
+  const error = new Error(`Invalid parameter prometheusSecret (expected ${expected})`);
+  error.stack = error.message;
+  throw error;
+}
+
+/** The statement granting `value` (the prometheusSecret parameter); undefined when it is unset or local. */
+function secretStatement(value, isLocal = local) {
+  const text = String(value ?? "").trim();
+  if (text === "") return undefined;
+  if (SECRET_ARN.test(text)) {
+    return {
+      Effect: "Allow",
+      Action: ["secretsmanager:GetSecretValue"],
+      Resource: [text, `${text}-??????`],
+    };
+  }
+  if (text.startsWith("ssm:")) {
+    const name = text.slice("ssm:".length);
+    if (PARAMETER_ARN.test(name)) return { Effect: "Allow", Action: ["ssm:GetParameter"], Resource: [name] };
+    if (PARAMETER_PATH.test(name)) {
+      return {
+        Effect: "Allow",
+        Action: ["ssm:GetParameter"],
+        Resource: [
+          { "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}` },
+        ],
+      };
+    }
+    refuse("ssm: followed by a parameter's path (ssm:/team/prometheus/token) or ARN");
+  }
+  if (text.startsWith("arn:"))
+    refuse("a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)");
+  if (isLocal) return undefined;
+  refuse(
+    "a Secrets Manager secret ARN or ssm:/parameter: the credentials themselves would be written into the template and the function's configuration",
+  );
+}
+
+module.exports = { secretStatement };

@@ -1,0 +1,255 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { configWarnings, loadConfig } from "../../src/config.js";
+import { captureOutput } from "../helpers/capture.js";
+import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
+import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
+import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+
+// Prometheus behind proxies of our own that check a bearer token, basic auth and a tenant header (as
+// Mimir and the usual gateways refuse: 401 without or with wrong credentials or without a tenant, 403
+// for another tenant), the credentials read from local fakes of Secrets Manager and SSM that check
+// SigV4. Every value below that is a credential is looked for in every response and log line.
+
+const REGION = "us-east-1";
+const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:123456789012:secret:prometheus-token-AbCdEf`;
+const PARAMETER = "/team-a/prometheus/basic";
+const TOKEN = "tok-3f9a1c-first";
+const ROTATED = "tok-77b2e0-second";
+const USER = "reader";
+const PASSWORD = "pa55-w0rd-9d1e";
+const SECRETS = [TOKEN, ROTATED, PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString("base64")];
+
+interface ToolResult {
+  content: { type: string; text: string }[];
+  isError?: boolean;
+}
+
+describe.skipIf(!prometheusAvailable())(
+  "Prometheus behind bearer, basic and tenant checks; secrets from Secrets Manager and SSM",
+  () => {
+    let prometheus: RunningPrometheus;
+    let secrets: FakeSecrets;
+    let bearer: AuthProxy;
+    let basic: AuthProxy;
+    let tenant: AuthProxy;
+    let expectedToken = TOKEN;
+    const saved = { sm: process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER, ssm: process.env.AWS_ENDPOINT_URL_SSM };
+    const bodies: string[] = [];
+
+    beforeAll(async () => {
+      prometheus = await startPrometheus();
+      secrets = await startFakeSecrets(REGION);
+      secrets.set(SECRET_ARN, TOKEN);
+      secrets.set(PARAMETER, JSON.stringify({ username: USER, password: PASSWORD }));
+      process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.url;
+      process.env.AWS_ENDPOINT_URL_SSM = secrets.url;
+      [bearer, basic, tenant] = await Promise.all([
+        startAuthProxy(prometheus.url, { authorization: () => `Bearer ${expectedToken}` }),
+        startAuthProxy(prometheus.url, {
+          authorization: () => `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`,
+          tenant: { header: "X-Scope-OrgID", allowed: ["team-a"] },
+        }),
+        startAuthProxy(prometheus.url, { tenant: { header: "X-Scope-OrgID", allowed: ["team-a"] } }),
+      ]);
+    }, 120_000);
+
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    afterAll(async () => {
+      process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = saved.sm;
+      process.env.AWS_ENDPOINT_URL_SSM = saved.ssm;
+      if (saved.sm === undefined) delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+      if (saved.ssm === undefined) delete process.env.AWS_ENDPOINT_URL_SSM;
+      await Promise.all([bearer?.close(), basic?.close(), tenant?.close(), secrets?.close()]);
+      await prometheus?.close();
+      // Not one credential in anything the handler answered.
+      for (const body of bodies) for (const secret of SECRETS) expect(body).not.toContain(secret);
+    });
+
+    async function query(handler: Handler, expr = "test_temperature_celsius"): Promise<ToolResult> {
+      const http = await postMcp(handler, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ExecuteQuery", arguments: { query: expr, time: "1700000000" } },
+      });
+      bodies.push(http.body);
+      expect(http.statusCode).toBe(200);
+      return (JSON.parse(http.body) as { result: ToolResult }).result;
+    }
+
+    const plain = (url: string, env: Record<string, string>) =>
+      makeHandler({ PROMETHEUS_URL: url, AWS_REGION: REGION, LOG_LEVEL: "DEBUG", ...env });
+
+    it("bearer: the token from a Secrets Manager secret, read once per container, on every request", async () => {
+      const output = captureOutput();
+      expectedToken = TOKEN;
+      const before = secrets.reads(SECRET_ARN);
+      const handler = plain(bearer.url, { PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: SECRET_ARN });
+      for (let i = 0; i < 3; i++) {
+        const result = await query(handler);
+        expect(result.isError, JSON.stringify(result)).toBeFalsy();
+        expect(result.content[0]?.text).toContain('"room":"lab"');
+      }
+      expect(secrets.reads(SECRET_ARN) - before).toBe(1);
+      expect(bearer.seen.at(-1)?.authorization).toBe(`Bearer ${TOKEN}`);
+      expect(secrets.rejected).toBe(0);
+      for (const secret of SECRETS) expect(output.text()).not.toContain(secret);
+    });
+
+    it("basic from an SSM SecureString (JSON username/password) and the tenant header reach the server", async () => {
+      const output = captureOutput();
+      const handler = plain(basic.url, {
+        PROMETHEUS_AUTH: "basic",
+        PROMETHEUS_SECRET: `ssm:${PARAMETER}`,
+        PROMETHEUS_HEADERS: "X-Scope-OrgID: team-a",
+      });
+      const result = await query(handler);
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(basic.seen.at(-1)?.["x-scope-orgid"]).toBe("team-a");
+      expect(secrets.reads(PARAMETER)).toBeGreaterThan(0);
+      expect(secrets.rejected, secrets.lastRejection).toBe(0);
+      for (const secret of SECRETS) expect(output.text()).not.toContain(secret);
+    });
+
+    it("a tenant header as JSON; a missing one is the server's 401, another tenant its 403, each a clear tool error", async () => {
+      const ok = await query(
+        plain(tenant.url, { PROMETHEUS_AUTH: "none", PROMETHEUS_HEADERS: '{"X-Scope-OrgID": "team-a"}' }),
+      );
+      expect(ok.isError, JSON.stringify(ok)).toBeFalsy();
+      const other = await query(
+        plain(tenant.url, { PROMETHEUS_AUTH: "none", PROMETHEUS_HEADERS: "X-Scope-OrgID: team-b" }),
+      );
+      expect(other.isError).toBe(true);
+      expect(other.content[0]?.text).toMatch(/HTTP 403.*tenant team-b may not read here/);
+      const none = await query(plain(tenant.url, { PROMETHEUS_AUTH: "none" }));
+      expect(none.isError).toBe(true);
+      expect(none.content[0]?.text).toMatch(/HTTP 401.*no org id/);
+    });
+
+    it("a rotated secret: the 401 makes it read again once, and the call succeeds; credentials refused twice are a clear error", async () => {
+      const output = captureOutput();
+      expectedToken = TOKEN;
+      const handler = plain(bearer.url, { PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: SECRET_ARN });
+      expect((await query(handler)).isError).toBeFalsy();
+      const before = secrets.reads(SECRET_ARN);
+      // Rotated: the server now wants the new token, the container still holds the old one.
+      secrets.set(SECRET_ARN, ROTATED);
+      expectedToken = ROTATED;
+      const refusedBefore = bearer.refused[401] ?? 0;
+      const rotated = await query(handler);
+      expect(rotated.isError, JSON.stringify(rotated)).toBeFalsy();
+      expect(secrets.reads(SECRET_ARN) - before).toBe(1);
+      expect((bearer.refused[401] ?? 0) - refusedBefore).toBe(1);
+      // The server wants a token the secret does not hold: one read again, then a clear error.
+      expectedToken = "tok-nobody-has";
+      const refused = await query(handler);
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(
+        /refused the credentials from the Secrets Manager secret arn:aws:secretsmanager:.*\(HTTP 401 .*read again/,
+      );
+      expect(secrets.reads(SECRET_ARN) - before).toBe(2);
+      for (const secret of SECRETS) expect(output.text()).not.toContain(secret);
+      expectedToken = TOKEN;
+      secrets.set(SECRET_ARN, TOKEN);
+    });
+
+    it("a secret that cannot be read is a clear tool error naming where it was looked for", async () => {
+      const missing = `arn:aws:secretsmanager:${REGION}:123456789012:secret:nothing-here-XyZ123`;
+      const result = await query(
+        plain(bearer.url, { PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: missing }),
+      );
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toMatch(
+        /could not be read from the Secrets Manager secret arn:.*nothing-here-XyZ123 \(ResourceNotFoundException/,
+      );
+    });
+  },
+);
+
+describe("PROMETHEUS_AUTH, PROMETHEUS_SECRET, PROMETHEUS_HEADERS: configuration", () => {
+  const base = { PROMETHEUS_URL: "http://127.0.0.1:9" };
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig({ ...base, ...env });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "accepted";
+  };
+
+  it("basic and bearer need a secret, and only they take one", () => {
+    expect(refusal({ PROMETHEUS_AUTH: "bearer" })).toMatch(
+      /PROMETHEUS_SECRET \(expected to be set with PROMETHEUS_AUTH=bearer/,
+    );
+    expect(refusal({ PROMETHEUS_AUTH: "none", PROMETHEUS_SECRET: "x" })).toMatch(
+      /to be unset with PROMETHEUS_AUTH=none/,
+    );
+    expect(
+      refusal({
+        PROMETHEUS_AUTH: "basic",
+        PROMETHEUS_URL: "http://u:p@127.0.0.1:9",
+        PROMETHEUS_SECRET: "ssm:/a",
+      }),
+    ).toMatch(/no user:password@ with PROMETHEUS_AUTH=basic/);
+  });
+
+  it("in Lambda the secret is a Secrets Manager ARN or an SSM parameter, never the value, which no message repeats", () => {
+    const message = refusal({
+      PROMETHEUS_AUTH: "bearer",
+      PROMETHEUS_SECRET: TOKEN,
+      AWS_LAMBDA_FUNCTION_NAME: "mcp",
+    });
+    expect(message).toMatch(/a Secrets Manager secret ARN or ssm:\/parameter in Lambda/);
+    expect(message).not.toContain(TOKEN);
+    expect(
+      refusal({
+        PROMETHEUS_AUTH: "bearer",
+        PROMETHEUS_SECRET: "arn:aws:secretsmanager:bad",
+        AWS_LAMBDA_FUNCTION_NAME: "mcp",
+      }),
+    ).toMatch(/expected a Secrets Manager secret ARN/);
+    expect(refusal({ PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: "ssm:no-slash" })).toMatch(
+      /ssm: followed by a parameter/,
+    );
+    expect(
+      loadConfig({
+        ...base,
+        PROMETHEUS_AUTH: "bearer",
+        PROMETHEUS_SECRET: `ssm:arn:aws:ssm:eu-west-1:123456789012:parameter${PARAMETER}`,
+      }).prometheusSecret,
+    ).toMatchObject({ kind: "ssm", region: "eu-west-1" });
+  });
+
+  it("where no Lambda runs the value itself is accepted, with a warning that does not repeat it", () => {
+    const config = loadConfig({ ...base, PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: TOKEN });
+    expect(config.prometheusSecret).toStrictEqual({ kind: "literal", value: TOKEN });
+    const warnings = configWarnings(config, {});
+    expect(warnings.join("\n")).toMatch(/PROMETHEUS_SECRET holds the credentials themselves/);
+    expect(warnings.join("\n")).not.toContain(TOKEN);
+  });
+
+  it("headers as lines or JSON; credentials, our own headers and malformed ones refused by name", () => {
+    expect(
+      loadConfig({ ...base, PROMETHEUS_HEADERS: "X-Scope-OrgID: team-a\nX-Extra:  1 " }).prometheusHeaders,
+    ).toStrictEqual({
+      "x-scope-orgid": "team-a",
+      "x-extra": "1",
+    });
+    expect(
+      loadConfig({ ...base, PROMETHEUS_HEADERS: '{"X-Scope-OrgID":"t"}' }).prometheusHeaders,
+    ).toStrictEqual({
+      "x-scope-orgid": "t",
+    });
+    const authorization = refusal({ PROMETHEUS_HEADERS: `Authorization: Bearer ${TOKEN}` });
+    expect(authorization).toMatch(/headers other than Authorization .*PROMETHEUS_SECRET/);
+    expect(authorization).not.toContain(TOKEN);
+    expect(refusal({ PROMETHEUS_HEADERS: "X-Amz-Date: 1" })).toMatch(/headers other than X-Amz-Date/);
+    expect(refusal({ PROMETHEUS_HEADERS: "no colon here" })).toMatch(/one "Name: value" per line/);
+    expect(refusal({ PROMETHEUS_HEADERS: '{"a": 1}' })).toMatch(/a's value as a JSON string/);
+    expect(refusal({ PROMETHEUS_HEADERS: "X-A: 1\nx-a: 2" })).toMatch(/x-a once/);
+  });
+});
