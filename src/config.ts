@@ -107,6 +107,11 @@ export interface Config {
   tools: readonly string[];
   /** ALERTMANAGER_URL: the Alertmanager ListSilences reads for a plain Prometheus. */
   alertmanagerUrl: string | undefined;
+  /**
+   * TENANT_CLAIM, TENANT_HEADER, ALLOWED_TENANTS: each caller's tenant is its JWT's claim, sent as the
+   * tenant header (lower case; default `x-scope-orgid`) on its upstream requests; undefined: no tenants.
+   */
+  tenants: { claim: string; header: string; allowed: readonly string[] } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -499,7 +504,41 @@ export function loadConfig(env: Env = process.env): Config {
     isLocal,
     tools: toolNames(env, "TOOLS", pythonCompat, plainPrometheus),
     alertmanagerUrl: httpUrl(env, "ALERTMANAGER_URL"),
+    tenants: tenantsOf(env),
   };
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * TENANT_CLAIM (a JWT claim's name), TENANT_HEADER and ALLOWED_TENANTS. Tenants come from tokens the
+ * JWT authorizer checked: JWT_ISSUER must be set (auth=jwt). PROMETHEUS_HEADERS may not set the
+ * tenant header as well.
+ */
+function tenantsOf(env: Env): Config["tenants"] {
+  const claim = read(env, "TENANT_CLAIM");
+  const header = read(env, "TENANT_HEADER");
+  const allowed = [
+    ...new Set((read(env, "ALLOWED_TENANTS") ?? "").split(",").map((entry) => entry.trim())),
+  ].filter((entry) => entry !== "");
+  if (claim === undefined) {
+    if (header !== undefined) fail("TENANT_HEADER", header, "TENANT_CLAIM to be set as well");
+    if (allowed.length > 0) fail("ALLOWED_TENANTS", allowed.join(","), "TENANT_CLAIM to be set as well");
+    return undefined;
+  }
+  if (read(env, "JWT_ISSUER") === undefined) {
+    fail(
+      "TENANT_CLAIM",
+      claim,
+      "JWT_ISSUER to be set as well (auth=jwt): a tenant is read from the caller's token",
+    );
+  }
+  const name = (header ?? "X-Scope-OrgID").toLowerCase();
+  if (!HEADER_NAME.test(name)) fail("TENANT_HEADER", name, "a header name such as X-Scope-OrgID");
+  if (Object.hasOwn(headersOf(env), name)) {
+    fail("PROMETHEUS_HEADERS", name, `no ${name}: with TENANT_CLAIM each caller's token names it`);
+  }
+  return { claim, header: name, allowed };
 }
 
 /**
@@ -524,6 +563,9 @@ export const SETTING_NAMES = [
   "PROMETHEUS_AUTH",
   "PROMETHEUS_SECRET",
   "PROMETHEUS_HEADERS",
+  "TENANT_CLAIM",
+  "TENANT_HEADER",
+  "ALLOWED_TENANTS",
   "ALERTMANAGER_URL",
   "ALLOWED_WORKSPACES",
   "ALLOWED_REGIONS",

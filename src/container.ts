@@ -7,6 +7,7 @@ import type { Config } from "./config.js";
 import { type Invocation, type StartedRequest, startRequest } from "./context.js";
 import { requestTimeoutMs } from "./deadline.js";
 import type { DirectInvocation, HttpRequest } from "./http/event.js";
+import { tenantOf } from "./http/rules.js";
 import { memoize } from "./memoize.js";
 import { MetricsRecorder, type RequestSummary } from "./metrics/emf.js";
 import { RequestReport } from "./metrics/report.js";
@@ -75,7 +76,11 @@ export interface Container {
   /** A fresh request context under the one deadline formula; `end()` it when answered. */
   startRequestIn(
     lambda: Context | undefined,
-    request: { principal: string | undefined; answerBy: number | undefined },
+    request: {
+      principal: string | undefined;
+      answerBy: number | undefined;
+      claims?: Readonly<Record<string, unknown>> | undefined;
+    },
     replyBytes: number,
     report: RequestReport | undefined,
     trace: Trace | undefined,
@@ -113,9 +118,6 @@ export function buildContainer(config: Config, dependencies: Dependencies, strea
     ? new MetricsRecorder(config.metricsNamespace, config.serviceName)
     : undefined;
   const requestLine = new RequestLine(config.serviceName);
-  // serverless offline gives every HTTP API event one placeholder request id, and `invoke local` replays an
-  // event file's: there the invocation's own id (fresh for each) tells requests apart in the log.
-  const localRun = config.isOffline || config.isLocal;
   const { mcpOptions, directOptions } = routeOptions(config, dependencies, streamed, reportFault, (message) =>
     logger.warn(message),
   );
@@ -151,8 +153,10 @@ export function buildContainer(config: Config, dependencies: Dependencies, strea
         : config.tracing
           ? startTracing(config.serviceName, reportFault)
           : undefined,
+    // serverless offline gives every HTTP API event one placeholder request id, and `invoke local` replays
+    // an event file's: there the invocation's own id (fresh for each) tells requests apart in the log.
     correlationIdOf: (request, lambda) =>
-      localRun || request.kind !== "http"
+      config.isOffline || config.isLocal || request.kind !== "http"
         ? lambda?.awsRequestId
         : (request.requestId ?? lambda?.awsRequestId),
     startRequestIn: (lambda, request, replyBytes, report, trace, correlationId) => {
@@ -160,6 +164,7 @@ export function buildContainer(config: Config, dependencies: Dependencies, strea
       return startRequest({
         timeoutMs: requestTimeoutMs(lambda, streamed ? undefined : request.answerBy),
         principal: request.principal,
+        tenant: config.tenants === undefined ? undefined : tenantOf(request, config.tenants.claim),
         replyBytes,
         report,
         trace,
@@ -222,6 +227,8 @@ function routeOptions(
       allowedOrigins: config.allowedOrigins,
       checkHost: config.isOffline,
       requiredScopes: config.oauth?.scopes ?? [],
+      tenantClaim: config.tenants?.claim,
+      allowedTenants: config.tenants?.allowed ?? [],
       pythonCompat: config.pythonCompat,
       openBridge,
       sharedBridge,

@@ -29,6 +29,11 @@ export interface RequestContext {
   /** The authenticated caller (IAM user ARN or JWT `sub`) named by the authorizer, if any. */
   readonly principal: string | undefined;
   /**
+   * The tenant the caller's token names (TENANT_CLAIM), which every upstream request carries; undefined
+   * when the deployment maps no tenants, or the request has no token (then no upstream call is made).
+   */
+  readonly tenant?: string | undefined;
+  /**
    * The most bytes one JSON-RPC reply may take so that the whole response stays within Lambda's
    * limit: a batch's requests share it. Infinity where nothing bounds it.
    */
@@ -96,6 +101,7 @@ class Request implements StartedRequest {
     readonly trace: Trace | undefined,
     readonly invocation: Invocation | undefined,
     readonly debug: DebugLog | undefined,
+    readonly tenant: string | undefined,
   ) {}
 
   get signal(): AbortSignal {
@@ -123,6 +129,7 @@ class Request implements StartedRequest {
 export function startRequest(options: {
   timeoutMs: number;
   principal?: string | undefined;
+  tenant?: string | undefined;
   replyBytes?: number;
   report?: Report | undefined;
   trace?: Trace | undefined;
@@ -137,6 +144,7 @@ export function startRequest(options: {
     options.trace,
     options.invocation,
     options.debug === undefined ? undefined : boundedDebug(options.debug),
+    options.tenant,
   );
 }
 
@@ -162,6 +170,10 @@ class Derived implements RequestContext {
 
   get principal(): string | undefined {
     return this.request.principal;
+  }
+
+  get tenant(): string | undefined {
+    return this.request.tenant;
   }
 
   get invocation(): Invocation | undefined {
@@ -248,6 +260,10 @@ class Cancellable implements RequestContext {
 
   get principal(): string | undefined {
     return this.request.principal;
+  }
+
+  get tenant(): string | undefined {
+    return this.request.tenant;
   }
 
   get replyBytes(): number {

@@ -102,6 +102,7 @@ export function serverOptionsOf(
     prometheusAuth: config.prometheusAuth,
     prometheusSecret: config.prometheusSecret && new Secret(config.prometheusSecret),
     prometheusHeaders: config.prometheusHeaders,
+    tenantHeader: config.tenants?.header,
     allowedWorkspaces: config.allowedWorkspaces,
     allowedRegions: config.allowedRegions,
     defaultRegion: config.awsRegion,

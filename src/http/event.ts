@@ -22,6 +22,12 @@ export interface HttpRequest {
    */
   tokenScopes: readonly string[] | undefined;
   /**
+   * The claims of the caller's JWT as the authorizer checked them (HTTP API `authorizer.jwt.claims`, a
+   * REST API's Cognito `authorizer.claims`); undefined without a JWT. Only the authorizer writes
+   * them: nothing the caller sends in its own headers or body can.
+   */
+  claims?: Readonly<Record<string, unknown>> | undefined;
+  /**
    * The name the client called, as the front door reports it (`requestContext.domainName`: the API's
    * execute-api name or custom domain, the Function URL's name), not the Host header, which the caller
    * writes. Unchecked here; undefined when the event has none (a hand-made event).
@@ -143,7 +149,7 @@ function addScopes(scopes: Set<string>, value: unknown): void {
  * `authorizer.jwt.claims` / `.scopes`; a REST API's Cognito authorizer: `authorizer.claims`).
  */
 function tokenScopesOf(authorizer: unknown, restApi: boolean): string[] | undefined {
-  const claims = field(authorizer, "jwt", "claims") ?? (restApi ? field(authorizer, "claims") : undefined);
+  const claims = claimsOf(authorizer, restApi);
   const listed = field(authorizer, "jwt", "scopes");
   if (!isPlainObject(claims) && !Array.isArray(listed)) return undefined;
   const scopes = new Set<string>();
@@ -151,6 +157,12 @@ function tokenScopesOf(authorizer: unknown, restApi: boolean): string[] | undefi
   addScopes(scopes, field(claims, "scope"));
   addScopes(scopes, field(claims, "scp"));
   return [...scopes];
+}
+
+/** The JWT claims the authorizer put in the event's context, when it checked a JWT. */
+function claimsOf(authorizer: unknown, restApi: boolean): Record<string, unknown> | undefined {
+  const claims = field(authorizer, "jwt", "claims") ?? (restApi ? field(authorizer, "claims") : undefined);
+  return isPlainObject(claims) ? (claims as Record<string, unknown>) : undefined;
 }
 
 /** API Gateway HTTP API (payload 2.0) and Lambda Function URL events. */
@@ -169,6 +181,7 @@ function fromHttpApi(event: Json): HttpRequest {
       text(field(event, "requestContext", "authorizer", "iam", "userArn")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
     tokenScopes: tokenScopesOf(field(event, "requestContext", "authorizer"), false),
+    claims: claimsOf(field(event, "requestContext", "authorizer"), false),
     domainName,
     requestedPath: path,
     answerBy: functionUrl
@@ -195,6 +208,7 @@ function fromRestApi(event: Json): HttpRequest {
       text(field(event, "requestContext", "authorizer", "claims", "sub")) ??
       text(field(event, "requestContext", "authorizer", "jwt", "claims", "sub")),
     tokenScopes: tokenScopesOf(field(event, "requestContext", "authorizer"), true),
+    claims: claimsOf(field(event, "requestContext", "authorizer"), true),
     domainName: text(field(event, "requestContext", "domainName")),
     requestedPath: text(field(event, "requestContext", "path")) ?? path,
     answerBy: gatewayDeadline(field(event, "requestContext", "requestTimeEpoch"), REST_API_LIMIT_MS),

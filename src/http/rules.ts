@@ -1,4 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { cutText } from "../text.js";
 import type { HttpRequest } from "./event.js";
 import { present, trimOws } from "./fieldValue.js";
 
@@ -17,6 +18,10 @@ export interface RuleSettings {
   checkHost: boolean;
   /** JWT_SCOPES: a caller whose JWT holds none of these is refused; empty or absent: no scope is required. */
   requiredScopes?: readonly string[];
+  /** TENANT_CLAIM: the JWT claim naming each caller's tenant; set, a caller without it is refused. */
+  tenantClaim?: string | undefined;
+  /** ALLOWED_TENANTS: the tenants a caller's claim may name; empty or absent: any. */
+  allowedTenants?: readonly string[];
 }
 
 const LOCAL_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -84,6 +89,43 @@ export function refuseMissingScope(request: HttpRequest, settings: RuleSettings)
     message: `Forbidden: the token has none of the scopes this server requires (${required.join(", ")})`,
     headers: { "WWW-Authenticate": `Bearer error="insufficient_scope"${scope}` },
   };
+}
+
+/** The tenant `claim` names in the caller's JWT: a non-empty string, else undefined. */
+export function tenantOf(
+  request: { claims?: Readonly<Record<string, unknown>> | undefined },
+  claim: string,
+): string | undefined {
+  const value = request.claims?.[claim];
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+/**
+ * The tenant rule (TENANT_CLAIM): each caller reads its own tenant's data, the one its token names,
+ * so a request without that claim (no JWT: an IAM caller, a Function URL) or naming a tenant outside
+ * ALLOWED_TENANTS is refused 403 before anything is read. Nothing the caller sends itself (a tenant
+ * header, an argument) can choose another.
+ */
+export function refuseWithoutTenant(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
+  const claim = settings.tenantClaim;
+  if (claim === undefined) return undefined;
+  const tenant = tenantOf(request, claim);
+  if (tenant === undefined) {
+    return {
+      status: 403,
+      code: ErrorCode.InvalidRequest,
+      message: `Forbidden: this server reads each caller's tenant from its token's ${claim} claim, and this request's token has none`,
+    };
+  }
+  const allowed = settings.allowedTenants ?? [];
+  if (allowed.length > 0 && !allowed.includes(tenant)) {
+    return {
+      status: 403,
+      code: ErrorCode.InvalidRequest,
+      message: `Forbidden: tenant ${cutText(tenant, 64)} is not one this server serves`,
+    };
+  }
+  return undefined;
 }
 
 export function refuseOversizeBody(request: HttpRequest, settings: RuleSettings): Refusal | undefined {

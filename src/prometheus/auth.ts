@@ -14,6 +14,11 @@ export interface UpstreamAuth {
   secret?: Secret | undefined;
   /** PROMETHEUS_HEADERS (e.g. `X-Scope-OrgID`), sent on every Prometheus and Alertmanager request. */
   headers: Readonly<Record<string, string>>;
+  /**
+   * TENANT_HEADER, when tenants come from the callers' tokens (TENANT_CLAIM): each request carries its
+   * caller's tenant in it (the request context's `tenant`), and a call without one is refused.
+   */
+  tenantHeader?: string | undefined;
 }
 
 /**

@@ -282,6 +282,17 @@ export class DataPlane {
   ): Promise<{ headers: Record<string, string>; secret?: string; reread?: boolean }> {
     const headers: Record<string, string> = { ...this.auth.headers, accept: "application/json" };
     if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
+    const tenantHeader = this.auth.tenantHeader;
+    if (tenantHeader !== undefined) {
+      const tenant = call.context.tenant;
+      if (tenant === undefined) {
+        throw new ToolError(
+          "This server reads each caller's tenant from its token (TENANT_CLAIM), and this call has none (a direct invocation carries no token): nothing was read.",
+          "denied",
+        );
+      }
+      headers[tenantHeader] = tenant;
+    }
     const { mode, secret } = this.auth;
     if ((mode === "basic" || mode === "bearer") && secret !== undefined) {
       const value = refused === undefined ? await secret.value() : await secret.refresh(refused);

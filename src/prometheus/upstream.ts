@@ -18,6 +18,8 @@ export interface UpstreamSettings {
   prometheusSecret?: Secret | undefined;
   /** PROMETHEUS_HEADERS: sent on every Prometheus and Alertmanager request (a tenant header). */
   prometheusHeaders?: Readonly<Record<string, string>> | undefined;
+  /** TENANT_HEADER with TENANT_CLAIM: where each request carries its caller's tenant. */
+  tenantHeader?: string | undefined;
   /** Region used when a call names none; its AWS partition bounds the regions a call may name. */
   defaultRegion: string;
   /** Override of the AMP control-plane endpoint (`AMP_ENDPOINT`). */
@@ -55,6 +57,7 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
     mode: settings.prometheusAuth,
     secret: settings.prometheusSecret,
     headers: settings.prometheusHeaders ?? {},
+    tenantHeader: settings.tenantHeader,
   };
   const dataPlane = new DataPlane(credentials, auth, { maxAnswerBytes: MAX_ANSWER_BYTES }, regions);
   const workspaces = new Workspaces(controlPlane, settings);

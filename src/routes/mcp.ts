@@ -28,6 +28,7 @@ import {
   refuseMissingScope,
   refuseOversizeBody,
   refusePostHeaders,
+  refuseWithoutTenant,
 } from "../http/rules.js";
 import { type Body, type Classification, classify, type Malformed } from "../protocol/classify.js";
 import { ErrorCode, methodNamesIn, replyJson, SERVER_ERROR } from "../protocol/jsonrpc.js";
@@ -77,13 +78,18 @@ export async function handleMcp(
 ): Promise<Answer<HttpResponse>> {
   const origin = request.headers.origin;
   const cors = corsHeaders(origin, origin === undefined || isOriginAllowed(origin, options.allowedOrigins));
-  const sizeRefusal = request.method === "OPTIONS" ? undefined : refuseOversizeBody(request, options);
-  // The token's scopes first, as API Gateway's authorizer checks them before anything reaches us.
+  const preflight = request.method === "OPTIONS";
+  const sizeRefusal = preflight ? undefined : refuseOversizeBody(request, options);
+  // The token's scopes first, as API Gateway's authorizer checks them before anything reaches us; a
+  // browser's preflight carries no token.
   const refusal =
-    refuseMissingScope(request, options) ?? sizeRefusal ?? refuseForeignOrigin(request, options);
+    refuseMissingScope(request, options) ??
+    (preflight ? undefined : refuseWithoutTenant(request, options)) ??
+    sizeRefusal ??
+    refuseForeignOrigin(request, options);
   if (refusal) return httpAnswer(refuse(refusal, cors));
 
-  if (request.method === "OPTIONS") return httpAnswer(preflight(cors));
+  if (preflight) return httpAnswer(preflightAnswer(cors));
   if (request.method === "DELETE" && options.sessions) {
     return httpAnswer(await endSession(request, options.sessions, cors, context));
   }
@@ -233,7 +239,7 @@ function refuse(refusal: Refusal, cors: Record<string, string>): HttpResponse {
   return jsonRpcErrorResponse(refusal.status, refusal.code, refusal.message, { ...cors, ...refusal.headers });
 }
 
-function preflight(cors: Record<string, string>): HttpResponse {
+function preflightAnswer(cors: Record<string, string>): HttpResponse {
   return emptyResponse(204, { ...cors, ...CORS_PREFLIGHT_HEADERS });
 }
 

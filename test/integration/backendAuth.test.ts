@@ -3,6 +3,7 @@ import { configWarnings, loadConfig } from "../../src/config.js";
 import { captureOutput } from "../helpers/capture.js";
 import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
+import { httpEvent } from "../support/events.js";
 import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 
@@ -169,6 +170,135 @@ describe.skipIf(!prometheusAvailable())(
     });
   },
 );
+
+describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller reads its own tenant", () => {
+  let prometheus: RunningPrometheus;
+  let proxy: AuthProxy;
+  let handler: Handler;
+  const context = {
+    awsRequestId: "tenant-test",
+    functionName: "mcp",
+    getRemainingTimeInMillis: () => 29_000,
+  };
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus();
+    proxy = await startAuthProxy(prometheus.url, {
+      tenant: { header: "X-Scope-OrgID", allowed: ["team-a", "team-b", "team-c"] },
+    });
+    handler = makeHandler({
+      PROMETHEUS_URL: proxy.url,
+      PROMETHEUS_AUTH: "none",
+      JWT_ISSUER: "https://issuer.example.com",
+      TENANT_CLAIM: "custom:tenant",
+      ALLOWED_TENANTS: "team-a, team-b",
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await prometheus?.close();
+  });
+
+  /** A tools/call through the HTTP API whose JWT authorizer checked a token with these claims (none: no JWT). */
+  async function callAs(claims: Record<string, unknown> | undefined, headers: Record<string, string> = {}) {
+    const event = httpEvent("v2", {
+      method: "POST",
+      path: "/mcp",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "ExecuteQuery",
+          arguments: { query: "test_temperature_celsius", time: "1700000000" },
+        },
+      }),
+    });
+    if (claims !== undefined) {
+      (event.requestContext as Record<string, unknown>).authorizer = { jwt: { claims, scopes: [] } };
+    }
+    const result = (await handler(event, context)) as { statusCode: number; body: string };
+    return {
+      status: result.statusCode,
+      body: JSON.parse(result.body) as { result?: ToolResult; error?: { message: string } },
+    };
+  }
+
+  it("the claim's tenant is the header every upstream request carries, whatever the caller sends itself", async () => {
+    for (const tenant of ["team-a", "team-b"]) {
+      const before = proxy.seen.length;
+      // The caller's own X-Scope-OrgID names another tenant: it never reaches Prometheus.
+      const { status, body } = await callAs(
+        { sub: `user-${tenant}`, "custom:tenant": tenant },
+        { "x-scope-orgid": "team-c" },
+      );
+      expect(status).toBe(200);
+      expect(body.result?.isError, JSON.stringify(body)).toBeFalsy();
+      const sent = proxy.seen.slice(before).map((headers) => headers["x-scope-orgid"]);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(new Set(sent)).toStrictEqual(new Set([tenant]));
+    }
+  });
+
+  it("a caller without the claim (or no JWT at all), or naming a tenant not allowed, is refused 403 before anything is read", async () => {
+    const before = proxy.seen.length;
+    for (const claims of [{ sub: "no-tenant" }, { sub: "blank", "custom:tenant": " " }, undefined]) {
+      const { status, body } = await callAs(claims);
+      expect(status).toBe(403);
+      expect(body.error?.message).toMatch(/reads each caller's tenant from its token's custom:tenant claim/);
+    }
+    const other = await callAs({ sub: "intruder", "custom:tenant": "team-c" });
+    expect(other.status).toBe(403);
+    expect(other.body.error?.message).toBe("Forbidden: tenant team-c is not one this server serves");
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it("a direct invocation carries no token: its tool calls read nothing", async () => {
+    const before = proxy.seen.length;
+    const reply = (await handler(
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "ExecuteQuery", arguments: { query: "up" } },
+      },
+      context,
+    )) as { result: ToolResult };
+    expect(reply.result.isError).toBe(true);
+    expect(reply.result.content[0]?.text).toMatch(/this call has none .*nothing was read/);
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it("configuration: TENANT_CLAIM needs a JWT issuer; the tenant header is not also a fixed header", () => {
+    const base = { PROMETHEUS_URL: "http://127.0.0.1:9", PROMETHEUS_AUTH: "none" };
+    expect(() => loadConfig({ ...base, TENANT_CLAIM: "custom:tenant" })).toThrow(
+      /JWT_ISSUER to be set as well/,
+    );
+    expect(() =>
+      loadConfig({
+        ...base,
+        TENANT_CLAIM: "custom:tenant",
+        JWT_ISSUER: "https://issuer.example.com",
+        PROMETHEUS_HEADERS: "X-Scope-OrgID: team-a",
+      }),
+    ).toThrow(/no x-scope-orgid: with TENANT_CLAIM/);
+    expect(() => loadConfig({ ...base, ALLOWED_TENANTS: "a" })).toThrow(/TENANT_CLAIM to be set as well/);
+    expect(
+      loadConfig({
+        ...base,
+        TENANT_CLAIM: "tenant",
+        TENANT_HEADER: "X-Tenant",
+        JWT_ISSUER: "https://i.example.com",
+      }).tenants,
+    ).toStrictEqual({ claim: "tenant", header: "x-tenant", allowed: [] });
+  });
+});
 
 describe("PROMETHEUS_AUTH, PROMETHEUS_SECRET, PROMETHEUS_HEADERS: configuration", () => {
   const base = { PROMETHEUS_URL: "http://127.0.0.1:9" };

@@ -122,7 +122,15 @@ afterAll(async () => {
 });
 
 /** TOOLS and ALERTMANAGER_URL of the calling shell must not reach the package either (see slsEnv). */
-const NO_SHELL_TOOLS = { TOOLS: "", ALERTMANAGER_URL: "", PROMETHEUS_SECRET: "", PROMETHEUS_HEADERS: "" };
+const NO_SHELL_TOOLS = {
+  TOOLS: "",
+  ALERTMANAGER_URL: "",
+  PROMETHEUS_SECRET: "",
+  PROMETHEUS_HEADERS: "",
+  TENANT_CLAIM: "",
+  TENANT_HEADER: "",
+  ALLOWED_TENANTS: "",
+};
 
 async function packageTo(
   name: string,
@@ -318,6 +326,9 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       PROMETHEUS_AUTH: "sigv4",
       PROMETHEUS_SECRET: "",
       PROMETHEUS_HEADERS: "",
+      TENANT_CLAIM: "",
+      TENANT_HEADER: "",
+      ALLOWED_TENANTS: "",
       ALERTMANAGER_URL: "",
       ALLOWED_WORKSPACES: "",
       ALLOWED_REGIONS: "us-east-1",
@@ -672,6 +683,33 @@ describe("serverless package with credentials kept in Secrets Manager or SSM", (
         ],
       },
     ]);
+  }, 180_000);
+
+  it("tenants from tokens need auth=jwt: the claim and header reach the function; with IAM, packaging stops", async () => {
+    const jwt = await packageTo("package-tenants", [
+      "auth=jwt",
+      "jwtIssuer=https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI",
+      "jwtAudience=5r0abc123example",
+      "prometheusUrl=https://mimir.example.com/prometheus",
+      "prometheusAuth=none",
+      "tenantClaim=custom:tenant",
+      "allowedTenants=team-a,team-b",
+    ]);
+    expect(jwt.run.code, output(jwt.run)).toBe(0);
+    expect(functionEnvironment(await templateIn(jwt.dir))).toMatchObject({
+      TENANT_CLAIM: "custom:tenant",
+      TENANT_HEADER: "",
+      ALLOWED_TENANTS: "team-a,team-b",
+    });
+    const iam = await packageTo("package-tenants-iam", [
+      "prometheusUrl=https://mimir.example.com/prometheus",
+      "prometheusAuth=none",
+      "tenantClaim=custom:tenant",
+    ]);
+    expect(iam.run.code).not.toBe(0);
+    expect(output(iam.run)).toContain(
+      'Invalid configuration: TENANT_CLAIM="custom:tenant" (expected JWT_ISSUER to be set as well',
+    );
   }, 180_000);
 
   it("refuses the credentials themselves, without repeating them", async () => {

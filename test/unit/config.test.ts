@@ -49,6 +49,7 @@ describe("configuration", () => {
         "PlotRangeQuery",
       ],
       alertmanagerUrl: undefined,
+      tenants: undefined,
     });
   });
 
