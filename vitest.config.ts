@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // No test credential in any process output (test/support/secretScan.ts).
+    setupFiles: ["test/support/secretScan.ts"],
     projects: [
       { extends: true, test: { name: "all", include: ["test/**/*.test.ts"], env } },
       // The contract suite again, against the streaming entry (src/streaming.ts): the same answers,

@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config.js";
 import { createStreamingHandler } from "../../src/streaming.js";
 import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "../support/events.js";
 import { asBuffered, installStreamingRuntime } from "../support/lambdaStreaming.js";
+import { secretsIn } from "../support/testSecrets.js";
 
 export interface HttpResult {
   statusCode: number;
@@ -22,9 +23,22 @@ export function makeHandler(env: Record<string, string> = {}, dependencies: Depe
   const config = loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...env });
   if (ENTRY === "streaming") {
     installStreamingRuntime();
-    return asBuffered(createStreamingHandler(config, dependencies) as never);
+    return withoutSecrets(asBuffered(createStreamingHandler(config, dependencies) as never));
   }
-  return createHandler(config, dependencies) as unknown as Handler;
+  return withoutSecrets(createHandler(config, dependencies) as unknown as Handler);
+}
+
+/** The handler, failing the test whose answer holds a test credential (test/support/testSecrets.ts). */
+function withoutSecrets(handler: Handler): Handler {
+  return async (event, context) => {
+    const answer = await handler(event, context);
+    const held = secretsIn(JSON.stringify(answer) ?? "");
+    if (held.length > 0)
+      throw new Error(
+        `An answer holds a test credential (${held.map((secret) => `${secret.slice(0, 4)}…`).join(", ")})`,
+      );
+    return answer;
+  };
 }
 
 /**

@@ -6,6 +6,13 @@ import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
 import { httpEvent } from "../support/events.js";
 import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import {
+  TEST_PASSWORD,
+  TEST_ROTATED_TOKEN,
+  TEST_SECRETS,
+  TEST_TOKEN,
+  TEST_USER,
+} from "../support/testSecrets.js";
 
 // Prometheus behind proxies of our own that check a bearer token, basic auth and a tenant header (as
 // Mimir and the usual gateways refuse: 401 without or with wrong credentials or without a tenant, 403
@@ -15,11 +22,11 @@ import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "..
 const REGION = "us-east-1";
 const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:123456789012:secret:prometheus-token-AbCdEf`;
 const PARAMETER = "/team-a/prometheus/basic";
-const TOKEN = "tok-3f9a1c-first";
-const ROTATED = "tok-77b2e0-second";
-const USER = "reader";
-const PASSWORD = "pa55-w0rd-9d1e";
-const SECRETS = [TOKEN, ROTATED, PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString("base64")];
+const TOKEN = TEST_TOKEN;
+const ROTATED = TEST_ROTATED_TOKEN;
+const USER = TEST_USER;
+const PASSWORD = TEST_PASSWORD;
+const SECRETS = TEST_SECRETS;
 
 interface ToolResult {
   content: { type: string; text: string }[];
@@ -297,6 +304,14 @@ describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller 
         JWT_ISSUER: "https://i.example.com",
       }).tenants,
     ).toStrictEqual({ claim: "tenant", header: "x-tenant", allowed: [] });
+  });
+});
+
+describe("the suite-wide scan for test credentials (test/support/secretScan.ts, test/helpers/handler.ts)", () => {
+  it("an answer that echoes one fails the test that got it (here: an unknown tool named by a token)", async () => {
+    const handler = makeHandler({ PROMETHEUS_URL: "http://127.0.0.1:9", PROMETHEUS_AUTH: "none" });
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: TOKEN, arguments: {} } };
+    await expect(postMcp(handler, call)).rejects.toThrow(/An answer holds a test credential \(tok-…\)/);
   });
 });
 
