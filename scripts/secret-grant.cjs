@@ -16,9 +16,11 @@
 
 const { local } = require("./command-settings.cjs");
 
-const SECRET_ARN = /^arn:(aws[a-z-]*):secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
-const PARAMETER_ARN = /^arn:aws[a-z-]*:ssm:[a-z0-9-]+:\d{12}:parameter\/[A-Za-z0-9/_.-]+$/;
-const PARAMETER_PATH = /^\/[A-Za-z0-9/_.-]{1,2047}$/;
+/** The application's own reading of PROMETHEUS_SECRET (src/prometheus/secrets.ts), compiled on first use. */
+function secretSourceOf(text) {
+  // The region only fills in a parameter path's, which the grant takes from the stack instead.
+  return require("./app-config.cjs").appConfig().secretSourceOf(text, "us-east-1");
+}
 
 function refuse(expected) {
   const error = new Error(`Invalid parameter prometheusSecret (expected ${expected})`);
@@ -30,29 +32,26 @@ function refuse(expected) {
 function secretStatement(value, isLocal = local) {
   const text = String(value ?? "").trim();
   if (text === "") return undefined;
-  if (SECRET_ARN.test(text)) {
+  let source;
+  try {
+    source = secretSourceOf(text);
+  } catch (error) {
+    refuse(error.message);
+  }
+  if (source?.kind === "secretsmanager") {
     return {
       Effect: "Allow",
       Action: ["secretsmanager:GetSecretValue"],
-      Resource: [text, `${text}-??????`],
+      Resource: [source.arn, `${source.arn}-??????`],
     };
   }
-  if (text.startsWith("ssm:")) {
-    const name = text.slice("ssm:".length);
-    if (PARAMETER_ARN.test(name)) return { Effect: "Allow", Action: ["ssm:GetParameter"], Resource: [name] };
-    if (PARAMETER_PATH.test(name)) {
-      return {
-        Effect: "Allow",
-        Action: ["ssm:GetParameter"],
-        Resource: [
-          { "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}` },
-        ],
-      };
-    }
-    refuse("ssm: followed by a parameter's path (ssm:/team/prometheus/token) or ARN");
+  if (source?.kind === "ssm") {
+    // A path is in the stack's partition, region and account; an ARN names its own.
+    const resource = source.name.startsWith("/")
+      ? { "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${source.name}` }
+      : source.name;
+    return { Effect: "Allow", Action: ["ssm:GetParameter"], Resource: [resource] };
   }
-  if (text.startsWith("arn:"))
-    refuse("a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)");
   if (isLocal) return undefined;
   refuse(
     "a Secrets Manager secret ARN or ssm:/parameter: the credentials themselves would be written into the template and the function's configuration",

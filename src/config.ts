@@ -443,6 +443,7 @@ export function loadConfig(env: Env = process.env): Config {
   const prometheusUrl = httpUrl(env, "PROMETHEUS_URL");
   const inLambda = read(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined && !isOffline && !isLocal;
   const { prometheusAuth, prometheusSecret } = upstreamAuthOf(env, prometheusUrl, inLambda, awsRegion);
+  const prometheusHeaders = headersOf(env);
   const regions = new Regions(awsRegion);
   const urlRegion = ampRegionOfUrl(prometheusUrl);
   if (prometheusUrl !== undefined && urlRegion !== undefined) {
@@ -472,7 +473,7 @@ export function loadConfig(env: Env = process.env): Config {
     prometheusUrl,
     prometheusAuth,
     prometheusSecret,
-    prometheusHeaders: headersOf(env),
+    prometheusHeaders,
     allowedWorkspaces,
     allowedRegions: withWorkspaceRegions(
       regionList(env, "ALLOWED_REGIONS", awsRegion),
@@ -504,7 +505,7 @@ export function loadConfig(env: Env = process.env): Config {
     isLocal,
     tools: toolNames(env, "TOOLS", pythonCompat, plainPrometheus),
     alertmanagerUrl: httpUrl(env, "ALERTMANAGER_URL"),
-    tenants: tenantsOf(env),
+    tenants: tenantsOf(env, prometheusHeaders),
   };
 }
 
@@ -515,7 +516,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * JWT authorizer checked: JWT_ISSUER must be set (auth=jwt). PROMETHEUS_HEADERS may not set the
  * tenant header as well.
  */
-function tenantsOf(env: Env): Config["tenants"] {
+function tenantsOf(env: Env, prometheusHeaders: Readonly<Record<string, string>>): Config["tenants"] {
   const claim = read(env, "TENANT_CLAIM");
   const header = read(env, "TENANT_HEADER");
   const allowed = [
@@ -535,7 +536,7 @@ function tenantsOf(env: Env): Config["tenants"] {
   }
   const name = (header ?? "X-Scope-OrgID").toLowerCase();
   if (!HEADER_NAME.test(name)) fail("TENANT_HEADER", name, "a header name such as X-Scope-OrgID");
-  if (Object.hasOwn(headersOf(env), name)) {
+  if (Object.hasOwn(prometheusHeaders, name)) {
     fail("PROMETHEUS_HEADERS", name, `no ${name}: with TENANT_CLAIM each caller's token names it`);
   }
   return { claim, header: name, allowed };
