@@ -123,6 +123,31 @@ describe.skipIf(!prometheusAvailable())(
       for (const secret of SECRETS) expect(output.text()).not.toContain(secret);
     });
 
+    it("Alertmanager (ALERTMANAGER_URL) gets the same credentials and headers as Prometheus", async () => {
+      expectedToken = TOKEN;
+      const handler = plain(bearer.url, {
+        PROMETHEUS_AUTH: "bearer",
+        PROMETHEUS_SECRET: SECRET_ARN,
+        PROMETHEUS_HEADERS: "X-Scope-OrgID: team-a",
+        ALERTMANAGER_URL: `${bearer.url}/alertmanager`,
+      });
+      const before = bearer.seen.length;
+      const http = await postMcp(handler, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ListSilences", arguments: {} },
+      });
+      bodies.push(http.body);
+      // The proxy forwards to Prometheus, which has no silences API: what matters is what reached it.
+      const sent = bearer.seen.slice(before);
+      expect(sent.length).toBeGreaterThan(0);
+      for (const headers of sent) {
+        expect(headers.authorization).toBe(`Bearer ${TOKEN}`);
+        expect(headers["x-scope-orgid"]).toBe("team-a");
+      }
+    });
+
     it("a tenant header as JSON; a missing one is the server's 401, another tenant its 403, each a clear tool error", async () => {
       const ok = await query(
         plain(tenant.url, { PROMETHEUS_AUTH: "none", PROMETHEUS_HEADERS: '{"X-Scope-OrgID": "team-a"}' }),
