@@ -22,7 +22,7 @@
 const { join } = require("node:path");
 const { readFileSync } = require("node:fs");
 const { requestedRegions, describeResources, dataResources } = require("./workspace-arns.cjs");
-const { secretStatement } = require("./secret-grant.cjs");
+const { backendSecretStatements, secretStatement } = require("./secret-grant.cjs");
 
 /** tools/catalog.json: { groups: { <group>: [tool…] }, actions: { <tool>: [aps action…] } }. */
 const CATALOG = JSON.parse(readFileSync(join(__dirname, "..", "tools", "catalog.json"), "utf8"));
@@ -136,7 +136,7 @@ module.exports = {
   STREAMING_SESSIONS_STATEMENT,
   /**
    * provider.iam.role.statements: the served tools' aps statements, then the sessions table's, then
-   * the read of PROMETHEUS_SECRET when one is set (scripts/secret-grant.cjs).
+   * the read of PROMETHEUS_SECRET when one is set and of each backend's secret (scripts/secret-grant.cjs).
    */
   statements: async ({ resolveVariable }) => {
     const tools = servedTools(
@@ -153,6 +153,12 @@ module.exports = {
     const streaming = (await resolveVariable("param:frontDoor")) === "streaming";
     const sessions = streaming ? STREAMING_SESSIONS_STATEMENT : SESSIONS_STATEMENT;
     const secret = secretStatement(await resolveVariable("param:prometheusSecret"));
-    return [...apsStatements(apsActions(tools), resources), sessions, ...(secret ? [secret] : [])];
+    const backendSecrets = backendSecretStatements(await resolveVariable("param:backends"));
+    return [
+      ...apsStatements(apsActions(tools), resources),
+      sessions,
+      ...(secret ? [secret] : []),
+      ...backendSecrets,
+    ];
   },
 };

@@ -38,6 +38,15 @@ function secretStatement(value, isLocal = local) {
   } catch (error) {
     refuse(error.message);
   }
+  const statement = statementOf(source);
+  if (statement !== undefined || isLocal) return statement;
+  refuse(
+    "a Secrets Manager secret ARN or ssm:/parameter: the credentials themselves would be written into the template and the function's configuration",
+  );
+}
+
+/** The grant of one secret source (as the application reads it); undefined for a literal one. */
+function statementOf(source) {
   if (source?.kind === "secretsmanager") {
     return {
       Effect: "Allow",
@@ -52,10 +61,19 @@ function secretStatement(value, isLocal = local) {
       : source.name;
     return { Effect: "Allow", Action: ["ssm:GetParameter"], Resource: [resource] };
   }
-  if (isLocal) return undefined;
-  refuse(
-    "a Secrets Manager secret ARN or ssm:/parameter: the credentials themselves would be written into the template and the function's configuration",
-  );
+  return undefined;
 }
 
-module.exports = { secretStatement };
+/**
+ * The grants of the backends' secrets (the `backends` parameter), one statement per secret. Parsed in
+ * Lambda's rules unless local: a backend holding its credentials themselves is refused (one line that
+ * does not repeat them).
+ */
+function backendSecretStatements(value, isLocal = local) {
+  const { backendSpecs } = require("./backends.cjs");
+  return backendSpecs(value, isLocal)
+    .map((backend) => statementOf(backend.secret))
+    .filter((statement) => statement !== undefined);
+}
+
+module.exports = { secretStatement, backendSecretStatements };

@@ -18,6 +18,7 @@
 //
 // What a workspace id, URL, ARN and region look like is the application's own rules, not a copy: those
 // of src/prometheus/access.ts and regions.ts, compiled on first use (app-config.cjs).
+const { workspaceUrls } = require("./backends.cjs");
 const { local } = require("./command-settings.cjs");
 
 /** The application's workspace and region rules (parseWorkspaceEntry, REGION_PATTERN…), compiled on first use. */
@@ -141,8 +142,18 @@ async function deployedRegions(resolveVariable, lenient = false) {
   const stackRegion = text(await resolveVariable("self:provider.region"));
   const listed = text(await resolveVariable("param:regions"));
   const prometheusUrl = text(await resolveVariable("param:prometheusUrl"));
-  const allowedWorkspaces = text(await resolveVariable("param:allowedWorkspaces"));
+  const allowedWorkspaces = await configuredWorkspaces(resolveVariable);
   return regionList(stackRegion, listed, workspaceRegions(prometheusUrl, allowedWorkspaces, lenient));
+}
+
+/**
+ * allowedWorkspaces and the AMP workspaces the backends name (scripts/backends.cjs), comma-separated:
+ * the application adds the latter to its list the same way.
+ */
+async function configuredWorkspaces(resolveVariable) {
+  const listed = text(await resolveVariable("param:allowedWorkspaces"));
+  const named = workspaceUrls(await resolveVariable("param:backends"));
+  return [listed, named].filter((part) => part !== "").join(",");
 }
 
 /** A region as the template names it: the stack's own as a reference (undefined), others as given. */
@@ -176,7 +187,7 @@ module.exports = {
   /** The Resource list of the aps data-action statement. */
   dataResources: async ({ resolveVariable }) => {
     const prometheusUrl = text(await resolveVariable("param:prometheusUrl"));
-    const allowedWorkspaces = text(await resolveVariable("param:allowedWorkspaces"));
+    const allowedWorkspaces = await configuredWorkspaces(resolveVariable);
     const workspaces = limitedWorkspaces(prometheusUrl, allowedWorkspaces);
     const regions = await deployedRegions(resolveVariable);
     if (workspaces.length > 0) {

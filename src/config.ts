@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
 import catalog from "../tools/catalog.json" with { type: "json" };
 import {
@@ -8,6 +9,14 @@ import {
   workspaceIdFromUrl,
 } from "./prometheus/access.js";
 import type { AuthMode } from "./prometheus/auth.js";
+import {
+  BACKEND_KINDS,
+  type BackendKind,
+  type BackendSpec,
+  hasTenantPlaceholder,
+  kindOf,
+  parseBackends,
+} from "./prometheus/backends.js";
 import { parseHeaders } from "./prometheus/headers.js";
 import { REGION_PATTERN, Regions } from "./prometheus/regions.js";
 import { type SecretSource, secretSourceOf } from "./prometheus/secrets.js";
@@ -30,6 +39,19 @@ export interface Config {
   prometheusSecret: SecretSource | undefined;
   /** PROMETHEUS_HEADERS: extra headers of every Prometheus and Alertmanager request, names lower case. */
   prometheusHeaders: Readonly<Record<string, string>>;
+  /** PROMETHEUS_KIND, else what PROMETHEUS_URL says (amp for AMP's, victoriametrics for vmselect's path). */
+  prometheusKind: BackendKind;
+  /**
+   * BACKENDS (src/prometheus/backends.ts): several named servers; the PROMETHEUS_* settings and
+   * ALERTMANAGER_URL are then unset. Undefined: the one server PROMETHEUS_URL names, as before.
+   */
+  backends: readonly BackendSpec[] | undefined;
+  /**
+   * BACKENDS and no AMP: no backend signs with SigV4 or is an AMP workspace, no AMP_ENDPOINT, no
+   * ALLOWED_WORKSPACES, no PYTHON_COMPAT. workspace_id then takes a backend's name only, and the tools
+   * take no region or profile.
+   */
+  backendsOnly: boolean;
   /**
    * `ALLOWED_WORKSPACES`: the workspaces the function may read besides the one PROMETHEUS_URL names;
    * with either, no other workspace is read (see README "Configuration"). Each entry as given (trimmed,
@@ -434,6 +456,19 @@ function headersOf(env: Env): Readonly<Record<string, string>> {
   }
 }
 
+/** SESSION_DIR: in Lambda only /tmp is writable, and each container has its own (files there share nothing). */
+function sessionDirOf(env: Env, inLambda: boolean, sessionStore: SessionStoreKind): string {
+  const sessionDir = read(env, "SESSION_DIR") ?? DEFAULT_SESSION_DIR;
+  if (inLambda && sessionStore === "file" && !/^\/tmp(\/|$)/.test(sessionDir)) {
+    fail(
+      "SESSION_DIR",
+      sessionDir,
+      "a directory under /tmp with SESSION_STORE=file in Lambda (the only writable one, and each container's own: sessions shared between containers need SESSION_TABLE)",
+    );
+  }
+  return sessionDir;
+}
+
 /** Reads and validates the environment once, at cold start. Throws one ConfigError line naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const awsRegion = read(env, "AWS_REGION") ?? "us-east-1";
@@ -449,18 +484,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (prometheusUrl !== undefined && urlRegion !== undefined) {
     inPartition("PROMETHEUS_URL", prometheusUrl, urlRegion, regions);
   }
-  const allowedWorkspaces = workspaceEntries(env, "ALLOWED_WORKSPACES", regions);
+  const backends = backendsOf(env, inLambda, awsRegion);
+  const listedWorkspaces = workspaceEntries(env, "ALLOWED_WORKSPACES", regions);
+  const allowedWorkspaces = [...listedWorkspaces, ...backendWorkspaces(backends ?? [], regions)];
   const pythonCompat = boolean(env, "PYTHON_COMPAT");
   const sessionStore = sessionStoreOf(env, isOffline || isLocal);
-  const sessionDir = read(env, "SESSION_DIR") ?? DEFAULT_SESSION_DIR;
-  // In Lambda only /tmp is writable, and each container has its own: files there share nothing.
-  if (inLambda && sessionStore === "file" && !/^\/tmp(\/|$)/.test(sessionDir)) {
-    fail(
-      "SESSION_DIR",
-      sessionDir,
-      "a directory under /tmp with SESSION_STORE=file in Lambda (the only writable one, and each container's own: sessions shared between containers need SESSION_TABLE)",
-    );
-  }
+  const sessionDir = sessionDirOf(env, inLambda, sessionStore);
   const ampEndpoint = httpUrl(env, "AMP_ENDPOINT");
   // An AMP control-plane endpoint says workspaces are in play (a local stand-in of AMP beside the URL).
   const plainPrometheus =
@@ -469,11 +498,21 @@ export function loadConfig(env: Env = process.env): Config {
     prometheusAuth !== "sigv4" &&
     ampEndpoint === undefined &&
     !pythonCompat;
+  const backendsOnly =
+    (backends?.every((backend) => backend.auth !== "sigv4" && backend.kind !== "amp") ?? false) &&
+    ampEndpoint === undefined &&
+    listedWorkspaces.length === 0 &&
+    !pythonCompat;
+  const tenants = tenantsOf(env, prometheusHeaders, backends);
+  tenantPlacesOf(tenants, prometheusUrl, backends);
   return {
     prometheusUrl,
     prometheusAuth,
     prometheusSecret,
     prometheusHeaders,
+    prometheusKind: prometheusKindOf(env, prometheusUrl),
+    backends,
+    backendsOnly,
     allowedWorkspaces,
     allowedRegions: withWorkspaceRegions(
       regionList(env, "ALLOWED_REGIONS", awsRegion),
@@ -505,18 +544,122 @@ export function loadConfig(env: Env = process.env): Config {
     isLocal,
     tools: toolNames(env, "TOOLS", pythonCompat, plainPrometheus),
     alertmanagerUrl: httpUrl(env, "ALERTMANAGER_URL"),
-    tenants: tenantsOf(env, prometheusHeaders),
+    tenants,
   };
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** Settings BACKENDS replaces: each backend has its own. */
+const SINGLE_SERVER_SETTINGS = [
+  "PROMETHEUS_URL",
+  "PROMETHEUS_SECRET",
+  "PROMETHEUS_HEADERS",
+  "PROMETHEUS_KIND",
+  "ALERTMANAGER_URL",
+] as const;
+
+/**
+ * BACKENDS: a JSON object, or the path of a file holding one (relative to the working directory: the
+ * function's root in Lambda). Refused beside the settings of one server (PROMETHEUS_AUTH may keep its
+ * default, sigv4, which workspace ids use). No message quotes a secret or a header's value.
+ */
+function backendsOf(env: Env, inLambda: boolean, awsRegion: string): BackendSpec[] | undefined {
+  const raw = read(env, "BACKENDS");
+  if (raw === undefined) return undefined;
+  const clash = [
+    ...SINGLE_SERVER_SETTINGS.filter((name) => read(env, name) !== undefined),
+    ...(read(env, "PROMETHEUS_AUTH") !== undefined && read(env, "PROMETHEUS_AUTH")?.toLowerCase() !== "sigv4"
+      ? ["PROMETHEUS_AUTH"]
+      : []),
+  ];
+  if (clash.length > 0) {
+    failQuietly(
+      "BACKENDS",
+      `${clash.join(", ")} unset: with BACKENDS each backend has its own url, auth, secret, headers, kind and alertmanager_url`,
+    );
+  }
+  let text = raw;
+  if (!raw.startsWith("{")) {
+    try {
+      text = readFileSync(raw, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+      const expected = `a JSON object, or the path of a readable file holding one (${code})`;
+      // A value that is not path-like may be JSON gone wrong, with a secret in it: not repeated.
+      if (/^[\w./~-]{1,300}$/.test(raw)) fail("BACKENDS", raw, expected);
+      failQuietly("BACKENDS", expected);
+    }
+  }
+  try {
+    return parseBackends(text, { inLambda, defaultRegion: awsRegion });
+  } catch (error) {
+    return failQuietly("BACKENDS", (error as Error).message);
+  }
+}
+
+/** The AMP workspaces backends name, as workspace URLs (their regions with them): the deployment may read them. */
+function backendWorkspaces(backends: readonly BackendSpec[], regions: Regions): string[] {
+  const urls: string[] = [];
+  for (const backend of backends) {
+    if (workspaceIdFromUrl(backend.url) === undefined) continue;
+    const region = ampRegionOfUrl(backend.url);
+    if (region !== undefined)
+      inPartition(`BACKENDS backend "${backend.name}" url`, backend.url, region, regions);
+    urls.push(backend.url);
+  }
+  return urls;
+}
+
+/** PROMETHEUS_KIND (one of BACKEND_KINDS), else what the URL says (no URL: AMP workspaces by id). */
+function prometheusKindOf(env: Env, url: string | undefined): BackendKind {
+  const declared = read(env, "PROMETHEUS_KIND");
+  return kindOf(
+    url,
+    declared === undefined ? undefined : oneOf(env, "PROMETHEUS_KIND", BACKEND_KINDS, "prometheus"),
+  );
+}
+
+/**
+ * `{tenant}` in a URL's path (VictoriaMetrics cluster) and a backend's allowed_tenants both need
+ * tenants from tokens (TENANT_CLAIM).
+ */
+function tenantPlacesOf(
+  tenants: Config["tenants"],
+  prometheusUrl: string | undefined,
+  backends: readonly BackendSpec[] | undefined,
+): void {
+  if (tenants !== undefined) return;
+  if (prometheusUrl !== undefined && hasTenantPlaceholder(prometheusUrl)) {
+    fail("PROMETHEUS_URL", prometheusUrl, "TENANT_CLAIM to be set as well: {tenant} is each caller's tenant");
+  }
+  for (const backend of backends ?? []) {
+    if (hasTenantPlaceholder(backend.url)) {
+      fail(
+        "BACKENDS",
+        backend.url,
+        `TENANT_CLAIM to be set as well: {tenant} in backend "${backend.name}" is each caller's tenant`,
+      );
+    }
+    if (backend.allowedTenants !== undefined) {
+      failQuietly(
+        "BACKENDS",
+        `TENANT_CLAIM to be set as well: backend "${backend.name}" lists allowed_tenants`,
+      );
+    }
+  }
+}
+
 /**
  * TENANT_CLAIM (a JWT claim's name), TENANT_HEADER and ALLOWED_TENANTS. Tenants come from tokens the
- * JWT authorizer checked: JWT_ISSUER must be set (auth=jwt). PROMETHEUS_HEADERS may not set the
- * tenant header as well.
+ * JWT authorizer checked: JWT_ISSUER must be set (auth=jwt). PROMETHEUS_HEADERS (or a backend's
+ * headers) may not set the tenant header as well.
  */
-function tenantsOf(env: Env, prometheusHeaders: Readonly<Record<string, string>>): Config["tenants"] {
+function tenantsOf(
+  env: Env,
+  prometheusHeaders: Readonly<Record<string, string>>,
+  backends: readonly BackendSpec[] | undefined,
+): Config["tenants"] {
   const claim = read(env, "TENANT_CLAIM");
   const header = read(env, "TENANT_HEADER");
   const allowed = [
@@ -538,6 +681,14 @@ function tenantsOf(env: Env, prometheusHeaders: Readonly<Record<string, string>>
   if (!HEADER_NAME.test(name)) fail("TENANT_HEADER", name, "a header name such as X-Scope-OrgID");
   if (Object.hasOwn(prometheusHeaders, name)) {
     fail("PROMETHEUS_HEADERS", name, `no ${name}: with TENANT_CLAIM each caller's token names it`);
+  }
+  const setter = backends?.find((backend) => Object.hasOwn(backend.headers, name));
+  if (setter !== undefined) {
+    fail(
+      "BACKENDS",
+      name,
+      `no ${name} in backend "${setter.name}" headers: with TENANT_CLAIM each caller's token names it`,
+    );
   }
   return { claim, header: name, allowed };
 }
@@ -564,6 +715,8 @@ export const SETTING_NAMES = [
   "PROMETHEUS_AUTH",
   "PROMETHEUS_SECRET",
   "PROMETHEUS_HEADERS",
+  "PROMETHEUS_KIND",
+  "BACKENDS",
   "TENANT_CLAIM",
   "TENANT_HEADER",
   "ALLOWED_TENANTS",
@@ -697,6 +850,13 @@ export function configWarnings(config: Config, env: Env = process.env): string[]
       "Warning: PROMETHEUS_SECRET holds the credentials themselves: fine on this machine, but a deployment reads them from Secrets Manager (the secret's ARN) or SSM (ssm:/parameter).",
     );
   }
+  for (const backend of config.backends ?? []) {
+    if (backend.secret?.kind === "literal") {
+      warnings.push(
+        `Warning: BACKENDS backend "${backend.name}" holds its credentials themselves in "secret": fine on this machine, but a deployment reads them from Secrets Manager (the secret's ARN) or SSM (ssm:/parameter).`,
+      );
+    }
+  }
   for (const variable of Object.keys(env).sort()) {
     const intended = intendedSetting(variable);
     if (intended !== undefined) {
@@ -712,18 +872,27 @@ export function configWarnings(config: Config, env: Env = process.env): string[]
   return warnings;
 }
 
+const AUTH_WORDS: Readonly<Record<AuthMode, string>> = {
+  sigv4: "SigV4 (AMP)",
+  none: "none",
+  basic: "basic auth",
+  bearer: "bearer token",
+};
+
 /** One line saying which Prometheus the tools query and how: printed when a local server starts. */
 export function describeTarget(config: Config): string {
+  if (config.backends !== undefined) {
+    const each = config.backends.map(
+      (backend) =>
+        `${backend.name}${backend.isDefault ? " (default)" : ""} = ${redactCredentials(backend.url)} [${backend.kind}, auth ${AUTH_WORDS[backend.auth]}]`,
+    );
+    return `Prometheus backends: ${each.join("; ")}${config.backendsOnly ? " (backends only: workspace_id takes their names)" : "; AMP workspaces by workspace_id as well"}`;
+  }
   const where =
     config.prometheusUrl === undefined
       ? "no PROMETHEUS_URL: AMP workspaces by workspace_id (GetAvailableWorkspaces lists them)"
       : redactCredentials(config.prometheusUrl);
-  const auth = {
-    sigv4: "SigV4 (AMP)",
-    none: "none",
-    basic: "basic auth",
-    bearer: "bearer token",
-  }[config.prometheusAuth];
+  const auth = AUTH_WORDS[config.prometheusAuth];
   const headers = Object.keys(config.prometheusHeaders);
   return `Prometheus: ${where}, auth ${auth}${headers.length > 0 ? ` (headers ${headers.join(", ")})` : ""}${config.plainPrometheus ? " (plain Prometheus: no workspace_id, region or profile)" : ""}`;
 }

@@ -6,5 +6,6 @@
  */
 export * from "./config.js";
 export { ampRegionOfUrl, parseWorkspaceEntry, workspaceIdFromUrl } from "./prometheus/access.js";
+export { parseBackends } from "./prometheus/backends.js";
 export { REGION_PATTERN, REGION_SYNTAX } from "./prometheus/regions.js";
 export { secretSourceOf } from "./prometheus/secrets.js";

@@ -16,7 +16,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
-import { forPlainPrometheus, instructionsFor, servesViews, toolsNamed } from "../tools/index.js";
+import { forBackends, forPlainPrometheus, instructionsFor, servesViews, toolsNamed } from "../tools/index.js";
 import { Picture, type Tool, type ToolCall, type ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import type { Config } from "./config.js";
@@ -95,13 +95,19 @@ export function serverOptionsOf(
   onFault: ServerOptions["onFault"],
 ): ServerOptions {
   const named = chosen ?? toolsNamed(config.tools);
-  const tools = config.plainPrometheus ? named.map(forPlainPrometheus) : named;
+  const tools = offeredForms(config, named);
   const served = tools.map((tool) => tool.name);
   const settings: ToolSettings = {
     prometheusUrl: config.prometheusUrl,
     prometheusAuth: config.prometheusAuth,
     prometheusSecret: config.prometheusSecret && new Secret(config.prometheusSecret),
     prometheusHeaders: config.prometheusHeaders,
+    prometheusKind: config.prometheusKind,
+    backends: config.backends?.map(({ secret, ...backend }) => ({
+      ...backend,
+      secret: secret && new Secret(secret),
+    })),
+    backendsOnly: config.backendsOnly,
     tenantHeader: config.tenants?.header,
     allowedWorkspaces: config.allowedWorkspaces,
     allowedRegions: config.allowedRegions,
@@ -115,7 +121,7 @@ export function serverOptionsOf(
   return {
     tools,
     views: servesViews(served),
-    instructions: instructionsFor(served, config.plainPrometheus),
+    instructions: instructionsFor(served, config.plainPrometheus, config.backends !== undefined),
     settings,
     upstream: createUpstream(settings),
     toolFailuresAsErrors: config.pythonCompat,
@@ -125,6 +131,16 @@ export function serverOptionsOf(
     maxResultBytes: config.maxResultBytes,
     onFault,
   };
+}
+
+/** The tools as this configuration offers them: for BACKENDS, for one plain Prometheus, or as they are. */
+function offeredForms(config: Config, named: readonly Tool[]): Tool[] {
+  const [first, ...rest] = (config.backends ?? []).map((backend) => backend.name);
+  if (first !== undefined) {
+    const defaultName = config.backends?.find((backend) => backend.isDefault)?.name;
+    return named.map((tool) => forBackends(tool, [first, ...rest], defaultName, config.backendsOnly));
+  }
+  return config.plainPrometheus ? named.map(forPlainPrometheus) : [...named];
 }
 
 /** Builds one MCP server for a bridge; everything that can be shared between servers is built once, here. */

@@ -60,6 +60,7 @@ export async function getFromWorkspace<T>(
     context,
     optionalParams,
     basicAuth: target.basicAuth,
+    auth: target.auth,
   };
   return upstream.dataPlane.get(target.apiUrl, path, params, dataPlaneCall, makeSink);
 }

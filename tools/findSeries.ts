@@ -47,7 +47,7 @@ export const FindSeries = defineTool({
           tally: (labels) => cardinality.add(labels),
           nextStep: () =>
             `They have ${cardinality.words(LABELS_NAMED)}. Narrow match with label matchers, or count with ExecuteQuery, e.g. count by (<label>) (<selector>).`,
-          emptyHint: `No series matched in this time range (default: all stored data)${lookups(call)}.`,
+          emptyHint: `No series matched in this time range${args.start == null ? " (without start: all stored data on Prometheus, only about the last day on VictoriaMetrics; pass start to look further back)" : ""}${lookups(call)}.`,
         };
       },
       "series list",

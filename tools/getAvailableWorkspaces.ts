@@ -1,11 +1,13 @@
 import * as z from "zod";
 import type { WorkspaceAccess } from "../src/prometheus/access.js";
 import { AmpNotFoundError } from "../src/prometheus/ampErrors.js";
+import { BACKEND_KINDS, type Backend } from "../src/prometheus/backends.js";
 import type { AmpCallOptions, WorkspaceSummary } from "../src/prometheus/controlPlane.js";
+import { withoutCredentials } from "../src/prometheus/urls.js";
 import { resolveRegion } from "../src/prometheus/workspaces.js";
 import { readOnly, usableProfile } from "./common.js";
 import { profile, region } from "./params.js";
-import { defineTool, type ToolCall } from "./types.js";
+import { defineTool, type ToolCall, ToolError } from "./types.js";
 
 const CONFIGURED_NOTE = "(Detected from URL - will be used automatically)";
 
@@ -24,6 +26,18 @@ const workspaceEntry = z.object({
 
 type WorkspaceEntry = z.output<typeof workspaceEntry>;
 
+const backendEntry = z.object({
+  name: z.string().describe("What the tools take as workspace_id"),
+  kind: z.enum(BACKEND_KINDS),
+  auth_mode: z.enum(["sigv4", "none", "basic", "bearer"]),
+  prometheus_url: z.string().describe("Its URL ({tenant}: each caller's own)"),
+  is_default: z.boolean().describe("True for the backend a call without workspace_id uses"),
+  allowed: z.boolean().describe("True when you may use it (false: its allowed_tenants exclude yours)"),
+  description: z.string().optional(),
+});
+
+type BackendEntry = z.output<typeof backendEntry>;
+
 export const GetAvailableWorkspaces = defineTool({
   name: "GetAvailableWorkspaces",
   description:
@@ -36,11 +50,19 @@ export const GetAvailableWorkspaces = defineTool({
     count: z.number().describe("Number of workspaces listed"),
     region: z.string(),
     requires_user_selection: z.boolean(),
-    configured_workspace_id: z.string().nullable(),
+    configured_workspace_id: z
+      .string()
+      .nullable()
+      .describe("The workspace (or, with BACKENDS, the default backend) a call without workspace_id uses"),
     message: z.string(),
+    backends: z.array(backendEntry).optional().describe("With BACKENDS: the named servers, in their order"),
   }),
+  backendsDescription:
+    "List the backends this server queries (name, kind, auth, default, whether you may use them) and, where AMP is in play, the AMP workspaces of a region. " +
+    "Use it to choose the workspace_id (a backend's name, or ws-…) for the query tools.",
   annotations: readOnly("List AMP workspaces"),
   async run(args, call) {
+    if (call.upstream.workspaces.backends.length > 0) return listWithBackends(args, call);
     const awsRegion = resolveRegion(args.region, call.settings);
     const options: AmpCallOptions = { region: awsRegion, profile: usableProfile(args.profile, call) };
     const access = call.upstream.workspaces.access;
@@ -50,14 +72,8 @@ export const GetAvailableWorkspaces = defineTool({
     // Stable sort: the configured workspace first, the others in AMP's order.
     entries.sort((a, b) => Number(b.is_configured) - Number(a.is_configured));
     const usable = entries.filter((entry) => entry.allowed).length;
-    return {
-      workspaces: entries,
-      count: entries.length,
-      region: awsRegion,
-      requires_user_selection: configuredId === undefined && usable > 1,
-      configured_workspace_id: configuredId ?? null,
-      message: message(access, call.settings.prometheusUrl !== undefined, entries.length, awsRegion),
-    };
+    const said = message(access, call.settings.prometheusUrl !== undefined, entries.length, awsRegion);
+    return listing(entries, awsRegion, configuredId, usable, said);
   },
 });
 
@@ -129,4 +145,75 @@ function limitedMessage(access: WorkspaceAccess, urlConfigured: boolean): string
     use = " Pass one of them as workspace_id.";
   }
   return `${which}${use} Other workspaces are refused.`;
+}
+
+/**
+ * With BACKENDS: every backend (none is asked anything), and where AMP is in play the region's
+ * workspaces too; a failed workspace listing is said in the message, the backends are listed anyway.
+ */
+async function listWithBackends(
+  args: { region?: string | null | undefined; profile?: string | null | undefined },
+  call: ToolCall,
+) {
+  const workspaces = call.upstream.workspaces;
+  const backends = workspaces.backends.map((backend) => backendEntryOf(backend, call));
+  const awsRegion = resolveRegion(args.region, call.settings);
+  let entries: WorkspaceEntry[] = [];
+  let unlisted = "";
+  if (!call.settings.backendsOnly) {
+    const options: AmpCallOptions = { region: awsRegion, profile: usableProfile(args.profile, call) };
+    try {
+      const summaries = await call.upstream.controlPlane.listWorkspaces(options, call.context);
+      entries = await Promise.all(
+        summaries.map((summary) => toEntry(summary, workspaces.access, options, call)),
+      );
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      unlisted = ` The AMP workspaces of ${awsRegion} could not be listed: ${error.message}`;
+    }
+  }
+  const defaultName = workspaces.defaultBackend?.name;
+  const usable =
+    backends.filter((entry) => entry.allowed).length + entries.filter((entry) => entry.allowed).length;
+  const names = backends.map((entry) => `${entry.name}${entry.is_default ? " (default)" : ""}`).join(", ");
+  const choose =
+    defaultName === undefined
+      ? "Pass a backend's name as workspace_id."
+      : `Calls without workspace_id go to ${defaultName}; pass another backend's name as workspace_id to query it.`;
+  const amp = entries.length > 0 ? " AMP workspaces are passed by their ws-… id." : "";
+  const said = `Backends: ${names}. ${choose}${amp}${unlisted}`;
+  return { ...listing(entries, awsRegion, defaultName, usable, said), backends };
+}
+
+/**
+ * The answer's fields in the Python server's order: a choice is required when nothing is used by
+ * default (`chosen`) and more than one entry may be read.
+ */
+function listing(
+  entries: WorkspaceEntry[],
+  region: string,
+  chosen: string | undefined,
+  usable: number,
+  message: string,
+) {
+  return {
+    workspaces: entries,
+    count: entries.length,
+    region,
+    requires_user_selection: chosen === undefined && usable > 1,
+    configured_workspace_id: chosen ?? null,
+    message,
+  };
+}
+
+function backendEntryOf(backend: Backend, call: ToolCall): BackendEntry {
+  return {
+    name: backend.name,
+    kind: backend.kind,
+    auth_mode: backend.auth,
+    prometheus_url: withoutCredentials(backend.url),
+    is_default: backend.isDefault,
+    allowed: call.upstream.workspaces.mayUse(backend, call.context),
+    ...(backend.description === undefined ? {} : { description: backend.description }),
+  };
 }

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { BACKEND_KINDS } from "../src/prometheus/backends.js";
 import { resolveRegion } from "../src/prometheus/workspaces.js";
 import { readClock, readOnly, usableProfile } from "./common.js";
 import { profile, region, workspaceId } from "./params.js";
@@ -26,6 +27,16 @@ export const GetServerInfo = defineTool({
       .describe(
         "How Prometheus calls authenticate: sigv4 (AWS SigV4, for AMP), none (a plain Prometheus), basic or bearer (credentials read from a secret)",
       ),
+    backend_kind: z
+      .enum(BACKEND_KINDS)
+      .describe(
+        "What answers: amp, prometheus, mimir, cortex, thanos or victoriametrics (as configured, or as the URL says); what it does not serve is a clear tool error",
+      ),
+    backend: z.string().optional().describe("With BACKENDS: the backend these settings are of"),
+    backends: z
+      .array(z.string())
+      .optional()
+      .describe("With BACKENDS: every backend's name, each one a workspace_id value"),
     server_time: z
       .string()
       .describe("The server's clock at this call, ISO 8601 UTC: what now means in time, start and end"),
@@ -50,12 +61,16 @@ export const GetServerInfo = defineTool({
       { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
       call.context,
     );
+    const backends = call.upstream.workspaces.backends;
     return {
       prometheus_url: target?.serverUrl ?? null,
       aws_region: target?.region ?? resolveRegion(args.region, call.settings),
       aws_profile: chosenProfile ?? "default",
       service_name: "aps" as const,
-      auth_mode: call.settings.prometheusAuth,
+      auth_mode: target?.auth?.mode ?? call.settings.prometheusAuth,
+      backend_kind: target?.kind ?? "amp",
+      ...(target?.backend === undefined ? {} : { backend: target.backend }),
+      ...(backends.length === 0 ? {} : { backends: backends.map((backend) => backend.name) }),
       server_time: new Date(calledAt).toISOString(),
       result_budget_bytes: call.budget.bytes,
       result_budget_tokens: call.budget.tokens,

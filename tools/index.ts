@@ -11,6 +11,7 @@ import { ListLabelValues } from "./listLabelValues.js";
 import { ListMetrics } from "./listMetrics.js";
 import { ListRules } from "./listRules.js";
 import { ListSilences } from "./listSilences.js";
+import { backendChoice } from "./params.js";
 import { PlotRangeQuery } from "./plotRangeQuery.js";
 import type { Tool } from "./types.js";
 
@@ -72,6 +73,36 @@ export function forPlainPrometheus(tool: Tool): Tool {
   return plain;
 }
 
+/** Each built-in tool's BACKENDS form, by tool and the backends it was made for. */
+const backendForms = new Map<string, Tool>();
+
+/**
+ * The tool as it is offered with BACKENDS: workspace_id takes a backend's name (or an AMP workspace id,
+ * unless `backendsOnly`: then names only, and no region or profile), and the description names them.
+ */
+export function forBackends(
+  tool: Tool,
+  names: readonly [string, ...string[]],
+  defaultName: string | undefined,
+  backendsOnly: boolean,
+): Tool {
+  const key = JSON.stringify([tool.name, names, defaultName, backendsOnly]);
+  const made = backendForms.get(key);
+  if (made !== undefined && tools.includes(tool)) return made;
+  const base = backendsOnly ? forPlainPrometheus(tool) : tool;
+  const shape =
+    "workspace_id" in tool.inputSchema.shape
+      ? { workspace_id: backendChoice(names, defaultName, backendsOnly) }
+      : {};
+  const form: Tool = {
+    ...base,
+    description: tool.backendsDescription ?? base.description,
+    inputSchema: base.inputSchema.extend(shape),
+  };
+  if (tools.includes(tool)) backendForms.set(key, form);
+  return form;
+}
+
 /**
  * Which form of a built-in tool `tool` is: "amp" as listed above, "plain" as forPlainPrometheus made
  * it; undefined for any other tool (a test's, or one changed since), whose schemas are its own.
@@ -89,14 +120,22 @@ export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.
  * The server's instructions for the tools served: where an investigation starts (what is firing, and
  * the rules behind it), how to find what to query (names, labels, values), then the queries.
  */
-export function instructionsFor(served: readonly string[], plainPrometheus = false): string {
+export function instructionsFor(
+  served: readonly string[],
+  plainPrometheus = false,
+  backends = false,
+): string {
   const has = (name: string) => served.includes(name);
   const sentences = [
-    plainPrometheus
-      ? "Investigate the Prometheus server these tools query."
-      : "Investigate Amazon Managed Service for Prometheus (AMP) or a Prometheus server.",
+    backends
+      ? "Investigate the Prometheus-compatible servers (backends) these tools query; every tool takes a backend's name as workspace_id."
+      : plainPrometheus
+        ? "Investigate the Prometheus server these tools query."
+        : "Investigate Amazon Managed Service for Prometheus (AMP) or a Prometheus server.",
     has("GetAvailableWorkspaces")
-      ? `Without a configured Prometheus URL${has("GetServerInfo") ? " (GetServerInfo tells)" : ""}, GetAvailableWorkspaces gives the workspace_id every tool takes.`
+      ? backends
+        ? "GetAvailableWorkspaces lists the backends (kind, default, which you may use)."
+        : `Without a configured Prometheus URL${has("GetServerInfo") ? " (GetServerInfo tells)" : ""}, GetAvailableWorkspaces gives the workspace_id every tool takes.`
       : "",
     has("ListAlerts")
       ? `In an incident, start with what is firing: ListAlerts${has("ListRules") ? ", then ListRules for an alert's expression, threshold and health" : ""}${has("ListSilences") ? "; ListSilences for what is muted" : ""}.`

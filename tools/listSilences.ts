@@ -42,7 +42,7 @@ export const ListSilences = defineTool({
       .alertmanager({ workspaceId: args.workspace_id, region: args.region, profile: profileName }, context)
       .catch(async (error: unknown) => {
         if (!(error instanceof NoAlertmanagerError)) throw error;
-        throw new NoAlertmanagerError(await alertmanagersOf(args, call));
+        throw new NoAlertmanagerError(await alertmanagersOf(args, call), error.backend);
       });
     const state = args.state ?? undefined;
     const limit = args.limit ?? undefined;
@@ -56,6 +56,7 @@ export const ListSilences = defineTool({
         profile: profileName,
         context,
         basicAuth: target.basicAuth,
+        auth: target.auth,
         service: "Alertmanager",
       },
       () => {

@@ -118,6 +118,38 @@ export const workspaceId = z
     "AMP workspace id (ws-…); omit to use the configured one. GetAvailableWorkspaces lists the ones this deployment may read.",
   );
 
+/**
+ * workspace_id with BACKENDS: a backend's name, or an AMP workspace id unless the deployment reads its
+ * backends only (`backendsOnly`: then the names are an enum, and nothing else is accepted).
+ */
+export function backendChoice(
+  names: readonly [string, ...string[]],
+  defaultName: string | undefined,
+  backendsOnly: boolean,
+) {
+  const omit = defaultName === undefined ? "no default: name one" : `omit to use the default, ${defaultName}`;
+  const listed = `GetAvailableWorkspaces describes them.`;
+  if (backendsOnly) {
+    return z
+      .enum(names, { error: `workspace_id must be a backend's name: ${names.join(", ")}` })
+      .nullable()
+      .optional()
+      .describe(`The backend to query: ${names.join(", ")} (${omit}). ${listed}`);
+  }
+  // Names are letters, digits, _, - and . (src/prometheus/backends.ts): only . means more in a pattern
+  // (and \- is no escape at all in the Unicode patterns JSON Schema validators use).
+  const escaped = names.map((name) => name.replaceAll(".", "\\."));
+  return z
+    .string({ error: wrongType("workspace_id", "a backend's name or an AMP workspace id (ws-…)") })
+    .max(WORKSPACE_ID_MAX_LENGTH, { error: "workspace_id is too long" })
+    .regex(new RegExp(`^(?:${escaped.join("|")}|ws-[A-Za-z0-9_-]+)$`), {
+      error: `workspace_id must be a backend's name (${names.join(", ")}) or an AMP workspace id (ws- followed by letters, digits, - or _)`,
+    })
+    .nullable()
+    .optional()
+    .describe(`A backend's name (${names.join(", ")}; ${omit}) or an AMP workspace id (ws-…). ${listed}`);
+}
+
 export const region = z
   .string({ error: wrongType("region", "an AWS region such as us-east-1") })
   .regex(REGION_PATTERN, { error: "region must be an AWS region such as us-east-1 or eu-west-2" })

@@ -55,6 +55,8 @@ export interface Tool<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObj
   description: string;
   /** The description when the tools query one plain Prometheus (no workspaces), where it must differ. */
   plainDescription?: string;
+  /** The description with BACKENDS (several named servers), where it must differ. */
+  backendsDescription?: string;
   inputSchema: In;
   outputSchema: Out;
   annotations: ToolAnnotations;

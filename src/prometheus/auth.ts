@@ -19,6 +19,16 @@ export interface UpstreamAuth {
    * caller's tenant in it (the request context's `tenant`), and a call without one is refused.
    */
   tenantHeader?: string | undefined;
+  /** Where the mode is configured, as messages name it (default PROMETHEUS_AUTH; a backend's `auth`). */
+  setting?: string | undefined;
+}
+
+/** A call that needs its caller's tenant and has none: nothing is sent for it. */
+export function noTenant(): ToolError {
+  return new ToolError(
+    "This server reads each caller's tenant from its token (TENANT_CLAIM), and this call has none (a direct invocation carries no token): nothing was read.",
+    "denied",
+  );
 }
 
 /**

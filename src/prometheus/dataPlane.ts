@@ -5,7 +5,7 @@ import { ToolError } from "../errors.js";
 import { cutText } from "../text.js";
 import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
-import { authorizationOf, type UpstreamAuth } from "./auth.js";
+import { authorizationOf, noTenant, type UpstreamAuth } from "./auth.js";
 import type { Credentials } from "./credentials.js";
 import { Memo } from "./memo.js";
 import { buildQueryString, type QueryParams } from "./queryString.js";
@@ -36,6 +36,8 @@ export interface DataPlaneCall {
    * (`auth: "none"` only: a SigV4 request's Authorization header is its signature).
    */
   basicAuth?: string | undefined;
+  /** How this call's server is reached when not as the deployment's (a backend's own auth and headers). */
+  auth?: UpstreamAuth | undefined;
 }
 
 export type { AnswerSink };
@@ -106,15 +108,20 @@ export class DataPlane {
    * A 403: under SigV4, AMP refusing the signature or the caller's aps permissions (and when the URL is
    * not AMP's, the advice to sign nothing); unsigned, the server or what stands in front of it.
    */
-  private readonly refusal: Refusal = (who, detail, where) => {
+  private refusalFor(auth: UpstreamAuth): Refusal {
+    return (who, detail, where) => this.refusal(auth, who, detail, where);
+  }
+
+  private refusal(auth: UpstreamAuth, who: Service, detail: string, where: string): ToolError {
     const said = detail ? `: ${detail}` : "";
-    if (this.auth.mode === "basic" || this.auth.mode === "bearer") {
+    if (auth.mode === "basic" || auth.mode === "bearer") {
+      const headers = auth.setting === undefined ? "PROMETHEUS_HEADERS" : "backend's headers";
       return new ToolError(
-        `${who} refused the request (HTTP 403 at ${where})${said}: the credentials from the ${this.auth.secret?.origin ?? "secret"} were accepted but may not read this (a tenant or permission). Check the PROMETHEUS_HEADERS (a tenant header) and the account's rights.`,
+        `${who} refused the request (HTTP 403 at ${where})${said}: the credentials from the ${auth.secret?.origin ?? "secret"} were accepted but may not read this (a tenant or permission). Check the ${headers} (a tenant header) and the account's rights.`,
         "denied",
       );
     }
-    if (this.auth.mode === "none") {
+    if (auth.mode === "none") {
       return new ToolError(
         `${who} refused the request (HTTP 403 at ${where})${said}. Check the user:password@ of its URL, or what stands in front of it (a proxy, an auth gateway).`,
         "denied",
@@ -131,7 +138,7 @@ export class DataPlane {
       `Amazon Managed Prometheus refused the request (HTTP 403): the SigV4 signature or the caller's aps permissions were rejected${said || "."}`,
       "denied",
     );
-  };
+  }
 
   /** How many SigV4 fetchers are kept (at most MAX_CACHED_SIGNERS). */
   get cachedSigners(): number {
@@ -214,15 +221,16 @@ export class DataPlane {
     const url = `${baseApiUrl}${path}${query ? `?${query}` : ""}`;
     const where = describeTarget(baseApiUrl, path);
     const maxAttempts = call.maxAttempts ?? DEFAULT_ATTEMPTS;
-    if (call.basicAuth !== undefined && this.auth.mode === "sigv4") {
+    const auth = call.auth ?? this.auth;
+    if (call.basicAuth !== undefined && auth.mode === "sigv4") {
       throw new ToolError(
         "A Prometheus URL with user:password@ cannot be used with SigV4 signing (PROMETHEUS_AUTH=sigv4): remove the credentials from the URL, or set PROMETHEUS_AUTH=none for a plain Prometheus with basic auth.",
         "misconfigured",
       );
     }
-    const fetcher = await this.fetcherFor(call);
+    const fetcher = await this.fetcherFor(call, auth);
     const who = call.service ?? "Prometheus";
-    let sent = await this.requestHeaders(call);
+    let sent = await this.requestHeaders(call, auth);
     call.context.progress?.step(`Asked ${who} (${where})`);
 
     for (let attempt = 0; ; attempt++) {
@@ -236,17 +244,17 @@ export class DataPlane {
           sent.headers,
           () => ({ sink: makeSink(), ...this.limits }),
           tally,
-          this.refusal,
+          this.refusalFor(auth),
         );
       } catch (error) {
         if (error instanceof Rejected && error.status === 401 && sent.secret !== undefined) {
-          if (sent.reread || !this.auth.secret?.rereadable) throw this.credentialsRefused(who, where);
+          if (sent.reread || !auth.secret?.rereadable) throw credentialsRefused(auth, who, where);
           // Rotated since it was read: read it again, once.
           call.context.progress?.step(
             `${who} refused the credentials (HTTP 401): reading them again`,
             "warning",
           );
-          sent = { ...(await this.requestHeaders(call, sent.secret)), reread: true };
+          sent = { ...(await this.requestHeaders(call, auth, sent.secret)), reread: true };
           continue;
         }
         if (!(error instanceof Retryable)) throw error;
@@ -278,22 +286,18 @@ export class DataPlane {
    */
   private async requestHeaders(
     call: DataPlaneCall,
+    auth: UpstreamAuth,
     refused?: string,
   ): Promise<{ headers: Record<string, string>; secret?: string; reread?: boolean }> {
-    const headers: Record<string, string> = { ...this.auth.headers, accept: "application/json" };
+    const headers: Record<string, string> = { ...auth.headers, accept: "application/json" };
     if (call.basicAuth !== undefined) headers.authorization = call.basicAuth;
-    const tenantHeader = this.auth.tenantHeader;
+    const tenantHeader = auth.tenantHeader;
     if (tenantHeader !== undefined) {
       const tenant = call.context.tenant;
-      if (tenant === undefined) {
-        throw new ToolError(
-          "This server reads each caller's tenant from its token (TENANT_CLAIM), and this call has none (a direct invocation carries no token): nothing was read.",
-          "denied",
-        );
-      }
+      if (tenant === undefined) throw noTenant();
       headers[tenantHeader] = tenant;
     }
-    const { mode, secret } = this.auth;
+    const { mode, secret } = auth;
     if ((mode === "basic" || mode === "bearer") && secret !== undefined) {
       const value = refused === undefined ? await secret.value() : await secret.refresh(refused);
       headers.authorization = authorizationOf(mode, value, secret.origin);
@@ -302,17 +306,8 @@ export class DataPlane {
     return { headers };
   }
 
-  private credentialsRefused(who: Service, where: string): ToolError {
-    const origin = this.auth.secret?.origin ?? "secret";
-    const again = this.auth.secret?.rereadable ? ", read again after the first refusal" : "";
-    return new ToolError(
-      `${who} refused the credentials from the ${origin} (HTTP 401 at ${where})${again}: check the secret's value and PROMETHEUS_AUTH (${this.auth.mode}).`,
-      "denied",
-    );
-  }
-
-  private fetcherFor({ region, profile }: DataPlaneCall): Promise<Fetch> {
-    if (this.auth.mode !== "sigv4") return Promise.resolve(fetch);
+  private fetcherFor({ region, profile }: DataPlaneCall, auth: UpstreamAuth): Promise<Fetch> {
+    if (auth.mode !== "sigv4") return Promise.resolve(fetch);
     this.regions?.check(region);
     return this.signedFetchers.get([region, profile], () =>
       import("aws-sigv4-fetch").then(({ createSignedFetcher }) =>
@@ -325,6 +320,15 @@ export class DataPlane {
       ),
     );
   }
+}
+
+function credentialsRefused(auth: UpstreamAuth, who: Service, where: string): ToolError {
+  const origin = auth.secret?.origin ?? "secret";
+  const again = auth.secret?.rereadable ? ", read again after the first refusal" : "";
+  return new ToolError(
+    `${who} refused the credentials from the ${origin} (HTTP 401 at ${where})${again}: check the secret's value and ${auth.setting ?? "PROMETHEUS_AUTH"} (${auth.mode}).`,
+    "denied",
+  );
 }
 
 interface Reading<T> extends DataPlaneLimits {

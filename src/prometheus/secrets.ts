@@ -8,7 +8,8 @@ import { ToolError } from "../errors.js";
 export type SecretSource =
   | { kind: "secretsmanager"; arn: string; region: string }
   | { kind: "ssm"; name: string; region: string }
-  | { kind: "literal"; value: string };
+  /** `setting`: where it was given, as messages name it (default PROMETHEUS_SECRET). */
+  | { kind: "literal"; value: string; setting?: string | undefined };
 
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 const PARAMETER_ARN = /^arn:aws[a-z-]*:ssm:([a-z0-9-]+):\d{12}:parameter(\/[A-Za-z0-9/_.-]+)$/;
@@ -60,7 +61,7 @@ export class Secret {
   get origin(): string {
     if (this.source.kind === "secretsmanager") return `Secrets Manager secret ${this.source.arn}`;
     if (this.source.kind === "ssm") return `SSM parameter ${this.source.name}`;
-    return "PROMETHEUS_SECRET's value";
+    return `${this.source.setting ?? "PROMETHEUS_SECRET"}'s value`;
   }
 
   /** Whether there is anywhere to read it again from. */

@@ -1,5 +1,6 @@
 import { sigv4Mismatch } from "./access.js";
 import type { AuthMode, UpstreamAuth } from "./auth.js";
+import { type Backend, type BackendKind, hasTenantPlaceholder } from "./backends.js";
 import { ControlPlane } from "./controlPlane.js";
 import { Credentials } from "./credentials.js";
 import { DataPlane, MAX_ANSWER_BYTES } from "./dataPlane.js";
@@ -30,6 +31,12 @@ export interface UpstreamSettings {
   allowedRegions?: readonly string[] | undefined;
   /** `ALERTMANAGER_URL`: the Alertmanager of a plain Prometheus (AMP's is under the workspace URL). */
   alertmanagerUrl?: string | undefined;
+  /** PROMETHEUS_KIND (or what PROMETHEUS_URL says): the kind GetServerInfo reports. */
+  prometheusKind?: BackendKind | undefined;
+  /** BACKENDS: named servers, each with its own URL, auth and headers (src/prometheus/backends.ts). */
+  backends?: readonly Backend[] | undefined;
+  /** BACKENDS with no AMP in play: workspace ids are refused. */
+  backendsOnly?: boolean | undefined;
 }
 
 /** How many entries each per-key cache holds now (each has a fixed bound). */
@@ -57,7 +64,11 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
     mode: settings.prometheusAuth,
     secret: settings.prometheusSecret,
     headers: settings.prometheusHeaders ?? {},
-    tenantHeader: settings.tenantHeader,
+    // A URL that takes the tenant in its path (VictoriaMetrics cluster) needs no tenant header.
+    tenantHeader:
+      settings.prometheusUrl !== undefined && hasTenantPlaceholder(settings.prometheusUrl)
+        ? undefined
+        : settings.tenantHeader,
   };
   const dataPlane = new DataPlane(credentials, auth, { maxAnswerBytes: MAX_ANSWER_BYTES }, regions);
   const workspaces = new Workspaces(controlPlane, settings);

@@ -7,6 +7,8 @@ import {
   WorkspaceAccess,
   workspaceIdFromUrl,
 } from "./access.js";
+import { noTenant, type UpstreamAuth } from "./auth.js";
+import { type Backend, type BackendKind, hasTenantPlaceholder, kindOf, withTenant } from "./backends.js";
 import type { AmpCallOptions, ControlPlane } from "./controlPlane.js";
 import { Memo } from "./memo.js";
 import { Regions } from "./regions.js";
@@ -48,6 +50,14 @@ export interface TargetSettings extends AccessSettings {
    * ARN (allowedRegionsOf); undefined: any region of the function's partition.
    */
   allowedRegions?: readonly string[] | undefined;
+  /** PROMETHEUS_KIND (or what PROMETHEUS_URL says): what GetServerInfo reports for the configured URL. */
+  prometheusKind?: BackendKind | undefined;
+  /** BACKENDS: named servers; a call names one as workspace_id, or goes to the default one. */
+  backends?: readonly Backend[] | undefined;
+  /** BACKENDS with no AMP in play: a workspace id is refused (only the backends are read). */
+  backendsOnly?: boolean | undefined;
+  /** TENANT_HEADER with TENANT_CLAIM: where a caller's tenant goes unless a URL takes it in its path. */
+  tenantHeader?: string | undefined;
 }
 
 export interface Target {
@@ -58,6 +68,12 @@ export interface Target {
   region: string;
   /** `Authorization: Basic …` for a configured URL that carried `user:password@`. */
   basicAuth?: string | undefined;
+  /** What kind of server answers (GetServerInfo). */
+  kind: BackendKind;
+  /** The backend's name, when BACKENDS names the server. */
+  backend?: string | undefined;
+  /** How to reach it, when not as every other call (a backend's own auth, headers and tenant placement). */
+  auth?: UpstreamAuth | undefined;
 }
 
 const regionsByFunctionRegion = new Memo<Regions>(8);
@@ -122,7 +138,7 @@ export function resolveRegion(
 }
 
 /** A Prometheus URL as the data plane uses it: its API base, its server URL, its credentials apart. */
-function located(url: string): Omit<Target, "region"> {
+function located(url: string): Pick<Target, "apiUrl" | "serverUrl" | "basicAuth"> {
   const { url: bare, basicAuth } = splitCredentials(url);
   const apiUrl = normaliseApiUrl(bare);
   return { apiUrl, serverUrl: serverUrlOf(apiUrl), ...(basicAuth ? { basicAuth } : {}) };
@@ -130,9 +146,15 @@ function located(url: string): Omit<Target, "region"> {
 
 /** A plain Prometheus and no ALERTMANAGER_URL: nowhere to read silences from. */
 export class NoAlertmanagerError extends ToolError {
-  constructor(reported = "") {
+  /** `reported`: where the Prometheus says it sends alerts; `backend`: the BACKENDS entry without one. */
+  constructor(
+    reported = "",
+    readonly backend?: string,
+  ) {
     super(
-      `No Alertmanager is configured: a plain Prometheus serves no silences of its own. The deployer sets ALERTMANAGER_URL (the alertmanagerUrl parameter) to the Alertmanager's URL, e.g. http://alertmanager:9093.${reported} (With Amazon Managed Prometheus, pass a workspace_id: its Alertmanager is under the workspace URL.)`,
+      backend === undefined
+        ? `No Alertmanager is configured: a plain Prometheus serves no silences of its own. The deployer sets ALERTMANAGER_URL (the alertmanagerUrl parameter) to the Alertmanager's URL, e.g. http://alertmanager:9093.${reported} (With Amazon Managed Prometheus, pass a workspace_id: its Alertmanager is under the workspace URL.)`
+        : `Backend ${backend} has no Alertmanager configured: a plain Prometheus serves no silences of its own. The deployer sets its "alertmanager_url" in BACKENDS (e.g. http://alertmanager:9093, or Mimir's https://mimir.example.com/alertmanager).${reported}`,
       "not_allowed",
     );
   }
@@ -144,15 +166,86 @@ export class NoAlertmanagerError extends ToolError {
  */
 export class Workspaces {
   private readonly endpoints = new Memo<Promise<string>>(MAX_CACHED_ENDPOINTS);
-  private configured: Omit<Target, "region"> | undefined;
+  private configured: Pick<Target, "apiUrl" | "serverUrl" | "basicAuth"> | undefined;
   /** Which workspaces this deployment may read. */
   readonly access: WorkspaceAccess;
+  /** BACKENDS by name, each with how the data plane reaches it. */
+  private readonly named = new Map<string, { backend: Backend; auth: UpstreamAuth }>();
 
   constructor(
     private readonly controlPlane: ControlPlane,
     private readonly settings: TargetSettings,
   ) {
     this.access = new WorkspaceAccess(settings);
+    for (const backend of settings.backends ?? []) {
+      const auth: UpstreamAuth = {
+        mode: backend.auth,
+        secret: backend.secret,
+        headers: backend.headers,
+        // A URL that takes the tenant in its path (VictoriaMetrics cluster) needs no tenant header.
+        tenantHeader: hasTenantPlaceholder(backend.url) ? undefined : settings.tenantHeader,
+        setting: `backend "${backend.name}" auth`,
+      };
+      this.named.set(backend.name, { backend, auth });
+    }
+  }
+
+  /** BACKENDS, in their configured order; empty without. */
+  get backends(): readonly Backend[] {
+    return this.settings.backends ?? [];
+  }
+
+  /** The backend a call without workspace_id uses; undefined when there is none (or no BACKENDS). */
+  get defaultBackend(): Backend | undefined {
+    return this.backends.find((backend) => backend.isDefault);
+  }
+
+  /** True when the caller's tenant may use the backend (allowed_tenants); every caller when it lists none. */
+  mayUse(backend: Backend, context: RequestContext): boolean {
+    const allowed = backend.allowedTenants;
+    return allowed === undefined || (context.tenant !== undefined && allowed.includes(context.tenant));
+  }
+
+  /** The backend a call names (or the default one for a call naming nothing); undefined for a workspace id. */
+  private backendFor(request: TargetRequest): Backend | undefined {
+    if (this.settings.backends === undefined) return undefined;
+    if (!request.workspaceId) return this.defaultBackend;
+    return this.named.get(request.workspaceId)?.backend;
+  }
+
+  /**
+   * Where a backend's calls go, for this caller: refused when its tenant may not use it; the caller's
+   * tenant put in a `{tenant}` path; an AMP backend's region from its URL (another is refused).
+   */
+  private backendTarget(backend: Backend, request: TargetRequest, context: RequestContext): Target {
+    if (!this.mayUse(backend, context)) {
+      throw new ToolError(
+        `Backend ${backend.name} is not open to ${context.tenant === undefined ? "a call without a tenant" : `tenant ${context.tenant}`} (its allowed_tenants); nothing was read. GetAvailableWorkspaces shows which backends you may use.`,
+        "not_allowed",
+      );
+    }
+    const own = ampRegionOfUrl(backend.url);
+    if (own !== undefined && request.region && request.region !== own) {
+      regionsFor(this.settings.defaultRegion).check(request.region);
+      throw new ToolError(
+        `Backend ${backend.name} is an AMP workspace in ${own} (its URL says so): region "${request.region}" cannot apply. Omit region (or pass ${own}).`,
+        "invalid_arguments",
+      );
+    }
+    const region = resolveRegion(request.region, this.settings, own ?? this.settings.defaultRegion);
+    const { auth } = this.named.get(backend.name) as { auth: UpstreamAuth };
+    return {
+      ...located(tenantPlaced(backend.url, context)),
+      region,
+      kind: backend.kind,
+      backend: backend.name,
+      auth,
+    };
+  }
+
+  /** The names a call may pass as workspace_id, for a message: `prod, mimir`. */
+  private backendNames(): string {
+    return this.backends.map((backend) => backend.name).join(", ");
   }
 
   /** How many endpoints are cached (at most MAX_CACHED_ENDPOINTS). */
@@ -180,6 +273,10 @@ export class Workspaces {
    * available.
    */
   async find(request: TargetRequest, context: RequestContext): Promise<Target | undefined> {
+    const backend = this.backendFor(request);
+    if (backend !== undefined) return this.backendTarget(backend, request, context);
+    if (request.workspaceId && this.settings.backends !== undefined)
+      this.checkWorkspaceId(request.workspaceId);
     if (request.workspaceId) {
       const workspaceId = request.workspaceId;
       this.access.check(workspaceId);
@@ -191,13 +288,28 @@ export class Workspaces {
       }
       const region = resolveRegion(request.region, this.settings, home);
       const url = await this.endpoint(workspaceId, { region, profile: request.profile }, context);
-      return { ...located(url), region };
+      return { ...located(url), region, kind: "amp" };
     }
-    if (!this.settings.prometheusUrl) return undefined;
+    const configuredUrl = this.settings.prometheusUrl;
+    if (!configuredUrl) return undefined;
     const region = this.configuredRegion(request.region);
+    const kind = this.settings.prometheusKind ?? kindOf(configuredUrl, undefined);
+    if (hasTenantPlaceholder(configuredUrl)) {
+      return { ...located(tenantPlaced(configuredUrl, context)), region, kind };
+    }
     // Parsing a URL costs microseconds; the configured one is parsed once.
-    this.configured ??= located(this.settings.prometheusUrl);
-    return { ...this.configured, region };
+    this.configured ??= located(configuredUrl);
+    return { ...this.configured, region, kind };
+  }
+
+  /** With BACKENDS, workspace_id is a backend's name or (unless only backends are read) a workspace id. */
+  private checkWorkspaceId(workspaceId: string): void {
+    const isWorkspace = /^ws-/.test(workspaceId);
+    if (isWorkspace && !this.settings.backendsOnly) return;
+    const which = isWorkspace
+      ? `This deployment reads its backends only, not AMP workspaces: pass one of ${this.backendNames()} as workspace_id.`
+      : `No backend is named ${JSON.stringify(workspaceId)}: pass one of ${this.backendNames()}${this.settings.backendsOnly ? "" : " (or an AMP workspace id, ws-…)"} as workspace_id.`;
+    throw new ToolError(`${which} GetAvailableWorkspaces describes them.`, "invalid_arguments");
   }
 
   /**
@@ -225,24 +337,43 @@ export class Workspaces {
    * to offer (a ToolError saying what to configure).
    */
   async alertmanager(request: TargetRequest, context: RequestContext): Promise<Target> {
+    const backend = this.backendFor(request);
+    if (backend !== undefined) return this.backendAlertmanager(backend, request, context);
     const configured = this.settings.alertmanagerUrl;
     if (!request.workspaceId && configured !== undefined) {
       const region = resolveRegion(request.region, this.settings);
-      const { url, basicAuth } = splitCredentials(configured);
-      return { apiUrl: `${url.replace(/\/+$/, "")}/api/v2`, serverUrl: url, region, basicAuth };
+      const { url, basicAuth } = splitCredentials(tenantPlaced(configured, context));
+      const kind = this.settings.prometheusKind ?? kindOf(this.settings.prometheusUrl, undefined);
+      return { apiUrl: `${url.replace(/\/+$/, "")}/api/v2`, serverUrl: url, region, basicAuth, kind };
     }
     const prometheus = await this.resolve(request, context);
     if (!request.workspaceId && workspaceIdFromUrl(prometheus.serverUrl) === undefined) {
       throw new NoAlertmanagerError();
     }
-    const serverUrl = `${prometheus.serverUrl.replace(/\/+$/, "")}/alertmanager`;
-    return { ...prometheus, apiUrl: `${serverUrl}/api/v2`, serverUrl };
+    return underWorkspace(prometheus);
+  }
+
+  /** A backend's Alertmanager: its alertmanager_url, else under its AMP workspace URL; else none to read. */
+  private backendAlertmanager(backend: Backend, request: TargetRequest, context: RequestContext): Target {
+    const prometheus = this.backendTarget(backend, request, context);
+    if (backend.alertmanagerUrl !== undefined) {
+      const { url, basicAuth } = splitCredentials(tenantPlaced(backend.alertmanagerUrl, context));
+      return { ...prometheus, apiUrl: `${url.replace(/\/+$/, "")}/api/v2`, serverUrl: url, basicAuth };
+    }
+    if (workspaceIdFromUrl(prometheus.serverUrl) !== undefined) return underWorkspace(prometheus);
+    throw new NoAlertmanagerError("", backend.name);
   }
 
   /** Like `find`, but a missing target is the "Workspace ID is required…" error. */
   async resolve(request: TargetRequest, context: RequestContext): Promise<Target> {
     const target = await this.find(request, context);
     if (target) return target;
+    if (this.settings.backends !== undefined) {
+      throw new ToolError(
+        `This deployment has several backends and no default: pass one of ${this.backendNames()} as workspace_id. GetAvailableWorkspaces describes them.`,
+        "invalid_arguments",
+      );
+    }
     if (this.access.limited) {
       throw new ToolError(
         `Workspace ID is required when no Prometheus URL is configured. This deployment may read ${this.access.list()}: pass one of them as workspace_id.`,
@@ -251,4 +382,28 @@ export class Workspaces {
     }
     throw new ToolError(WORKSPACE_REQUIRED_MESSAGE, "invalid_arguments");
   }
+}
+
+/** An AMP workspace's Alertmanager: `<workspace>/alertmanager/api/v2`. */
+function underWorkspace(prometheus: Target): Target {
+  const serverUrl = `${prometheus.serverUrl.replace(/\/+$/, "")}/alertmanager`;
+  return { ...prometheus, apiUrl: `${serverUrl}/api/v2`, serverUrl };
+}
+
+/**
+ * The URL with the caller's tenant in its `{tenant}` (VictoriaMetrics cluster's select path); a URL
+ * without one as it is. A call without a tenant, or with one that cannot go in a path, reads nothing.
+ */
+function tenantPlaced(url: string, context: RequestContext): string {
+  if (!hasTenantPlaceholder(url)) return url;
+  const tenant = context.tenant;
+  if (tenant === undefined) throw noTenant();
+  const placed = withTenant(url, tenant);
+  if (placed === undefined) {
+    throw new ToolError(
+      "The caller's tenant cannot go in the server's URL path (it takes letters, digits and . _ : - only): nothing was read.",
+      "denied",
+    );
+  }
+  return placed;
 }

@@ -585,6 +585,7 @@ describe("in Lambda or not", () => {
       aws_profile: "dev",
       service_name: "aps",
       auth_mode: "sigv4",
+      backend_kind: "prometheus",
       server_time: expect.any(String),
       result_budget_bytes: expect.any(Number),
       result_budget_tokens: 20_000,

@@ -13,7 +13,13 @@ import { closeServer, listenLoopback } from "../support/net.js";
 const PYTHON_KEYS = ["prometheus_url", "aws_region", "aws_profile", "service_name"];
 /** What one reply may take on this run's entry (buffered, or streamed: test/helpers/handler.ts). */
 const REPLY_BYTES = (ENTRY === "streaming" ? STREAMED_LIMITS : BUFFERED_LIMITS).replyBytes;
-const EXTRA_KEYS = ["auth_mode", "server_time", "result_budget_bytes", "result_budget_tokens"];
+const EXTRA_KEYS = [
+  "auth_mode",
+  "backend_kind",
+  "server_time",
+  "result_budget_bytes",
+  "result_budget_tokens",
+];
 /** A query the stand-in Prometheus answers with no series. */
 const MATCHES_NOTHING = "no_such_metric";
 
@@ -80,8 +86,8 @@ function sentMs(seconds: string | null): number {
   return Number(match[1]) * 1000 + Number((match[2] ?? "").padEnd(3, "0"));
 }
 
-describe("GetServerInfo: the Python keys, then auth_mode, server_time and the result budget", () => {
-  it("adds the four keys after the Python keys, in that order; the text is exactly structuredContent", async () => {
+describe("GetServerInfo: the Python keys, then auth_mode, backend_kind, server_time and the result budget", () => {
+  it("adds the five keys after the Python keys, in that order; the text is exactly structuredContent", async () => {
     const before = Date.now();
     const result = await callOne(
       localHandler({ MAX_RESULT_BYTES: "50000", MAX_RESULT_TOKENS: "12000" }),
@@ -97,6 +103,7 @@ describe("GetServerInfo: the Python keys, then auth_mode, server_time and the re
       aws_profile: "default",
       service_name: "aps",
       auth_mode: "none",
+      backend_kind: "prometheus",
       result_budget_bytes: 50_000,
       result_budget_tokens: 12_000,
     });

@@ -139,6 +139,7 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
       aws_profile: "default",
       service_name: "aps",
       auth_mode: "sigv4",
+      backend_kind: "amp",
       server_time: expect.any(String),
       result_budget_bytes: expect.any(Number),
       result_budget_tokens: 20_000,

@@ -239,6 +239,7 @@ describe("tool behaviour without any server", () => {
       aws_profile: "dev",
       service_name: "aps",
       auth_mode: "sigv4",
+      backend_kind: "amp",
       server_time: expect.any(String),
       result_budget_bytes: 1_000_000,
       result_budget_tokens: 20_000,

@@ -100,6 +100,17 @@ describe.skipIf(!prometheusAvailable() || !victoriaMetricsAvailable())(
       });
     }
 
+    it("FindSeries without start finds only recent series on VictoriaMetrics, and its empty answer says so", async () => {
+      // The dataset is from 2023: Prometheus searches everything it stores, VictoriaMetrics about a day.
+      const [expected, got] = await Promise.all([
+        call(fromPrometheus, "FindSeries", { match: "test_requests_total" }),
+        call(fromVictoria, "FindSeries", { match: "test_requests_total" }),
+      ]);
+      expect(JSON.parse(expected.content[0]?.text ?? "null").series.length).toBeGreaterThan(0);
+      const text = got.content.map((item) => item.text).join("\n");
+      expect(text).toMatch(/only about the last day on VictoriaMetrics; pass start to look further back/);
+    });
+
     it("a PromQL error is VictoriaMetrics' own, as a tool error", async () => {
       const result = await call(fromVictoria, "ExecuteQuery", {
         query: "rate(test_requests_total[5m]",

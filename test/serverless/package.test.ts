@@ -130,6 +130,8 @@ const NO_SHELL_TOOLS = {
   TENANT_CLAIM: "",
   TENANT_HEADER: "",
   ALLOWED_TENANTS: "",
+  BACKENDS: "",
+  PROMETHEUS_KIND: "",
 };
 
 async function packageTo(
@@ -326,6 +328,8 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
       PROMETHEUS_AUTH: "sigv4",
       PROMETHEUS_SECRET: "",
       PROMETHEUS_HEADERS: "",
+      PROMETHEUS_KIND: "",
+      BACKENDS: "",
       TENANT_CLAIM: "",
       TENANT_HEADER: "",
       ALLOWED_TENANTS: "",
@@ -725,6 +729,73 @@ describe("serverless package with credentials kept in Secrets Manager or SSM", (
     expect(output(run)).not.toContain(LITERAL);
     await expect(templateIn(dir)).rejects.toThrow();
   }, 120_000);
+});
+
+describe("serverless package --param=backends=…", () => {
+  const TOKEN_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:mimir-token";
+  const BACKENDS = {
+    prod: { url: "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-prod-1/", default: true },
+    mimir: { url: "https://mimir.example.com/prometheus", auth: "bearer", secret: TOKEN_ARN, kind: "mimir" },
+    lab: { url: "http://prometheus.lab:9090", auth: "basic", secret: "ssm:/lab/prometheus" },
+  };
+
+  it("a backends file goes into the package; each backend's secret is granted alone, its AMP workspace in its region", async () => {
+    await mkdir(join(service.dir, "config"), { recursive: true });
+    await writeFile(join(service.dir, "config", "backends.json"), JSON.stringify(BACKENDS));
+    const { run, dir } = await packageTo("package-backends", ["backends=config/backends.json"]);
+    expect(run.code, output(run)).toBe(0);
+    const entries = readZip(await readFile(join(dir, "mcp.zip")));
+    expect(JSON.parse(entries.get("config/backends.json")?.toString("utf8") ?? "null")).toEqual(BACKENDS);
+    const template = await templateIn(dir);
+    expect(functionEnvironment(template)).toMatchObject({
+      BACKENDS: "config/backends.json",
+      ALLOWED_REGIONS: "us-east-1,eu-west-1",
+    });
+    const reads = roleStatements(template).filter((statement) =>
+      [statement.Action].flat().some((action) => /^(secretsmanager|ssm):/.test(action)),
+    );
+    expect(reads).toStrictEqual([
+      {
+        Effect: "Allow",
+        Action: ["secretsmanager:GetSecretValue"],
+        Resource: [TOKEN_ARN, `${TOKEN_ARN}-??????`],
+      },
+      {
+        Effect: "Allow",
+        Action: ["ssm:GetParameter"],
+        Resource: [{ "Fn::Sub": expect.stringMatching(/:parameter\/lab\/prometheus$/) }],
+      },
+    ]);
+    // The AMP backend is the deployment's workspace: the data actions on it alone, in its region.
+    expect(dataResources(template)).toStrictEqual([apsArn("workspace/ws-prod-1", "eu-west-1")]);
+  }, 180_000);
+
+  it("inline JSON works as well; the credentials themselves, or beside prometheusUrl, are refused without repeating them", async () => {
+    const inline = await packageTo("package-backends-inline", [
+      `backends=${JSON.stringify({ lab: BACKENDS.lab })}`,
+    ]);
+    expect(inline.run.code, output(inline.run)).toBe(0);
+    const entries = readZip(await readFile(join(inline.dir, "mcp.zip")));
+    expect([...entries.keys()].filter((name) => !name.startsWith("src/"))).toEqual([]);
+
+    const LITERAL = "tok-never-in-a-template-b4c";
+    const literal = await packageTo("package-backends-literal", [
+      `backends=${JSON.stringify({ lab: { url: "http://p", auth: "bearer", secret: LITERAL } })}`,
+    ]);
+    expect(literal.run.code).not.toBe(0);
+    expect(output(literal.run)).toMatch(/not the credentials themselves/);
+    expect(output(literal.run)).not.toContain(LITERAL);
+
+    const both = await packageTo("package-backends-both", [
+      `backends=${JSON.stringify({ lab: BACKENDS.lab })}`,
+      "prometheusUrl=http://other:9090",
+    ]);
+    expect(both.run.code).not.toBe(0);
+    expect(output(both.run)).toMatch(/PROMETHEUS_URL unset: with BACKENDS/);
+    const outside = await packageTo("package-backends-outside", ["backends=/etc/backends.json"]);
+    expect(outside.run.code).not.toBe(0);
+    expect(output(outside.run)).toMatch(/the path of a file inside the service directory/);
+  }, 240_000);
 });
 
 /** tools/catalog.json: the tool groups and each tool's aps actions. */

@@ -12,12 +12,19 @@ export interface AuthProxyOptions {
   authorization?: () => string;
   /** The tenant header and the tenants allowed; none: no tenant check. */
   tenant?: { header: string; allowed: readonly string[] };
+  /**
+   * The tenant in the path, as VictoriaMetrics cluster's vmselect takes it: only
+   * `/select/<tenant>/prometheus/…` of an allowed tenant is served (as `/…`); any other path is 404.
+   */
+  pathTenant?: { allowed: readonly string[] };
 }
 
 export interface AuthProxy {
   url: string;
   /** Headers of every request received (names lower case), in order. */
   readonly seen: ReadonlyArray<Readonly<Record<string, string>>>;
+  /** The path (without the query) of every request received, in order. */
+  readonly paths: readonly string[];
   /** Requests refused, by status. */
   readonly refused: Readonly<Record<number, number>>;
   close(): Promise<void>;
@@ -25,6 +32,7 @@ export interface AuthProxy {
 
 export async function startAuthProxy(prometheusUrl: string, options: AuthProxyOptions): Promise<AuthProxy> {
   const seen: Array<Record<string, string>> = [];
+  const paths: string[] = [];
   const refused: Record<number, number> = {};
   const refuse = (res: import("node:http").ServerResponse, status: number, text: string) => {
     refused[status] = (refused[status] ?? 0) + 1;
@@ -39,6 +47,8 @@ export async function startAuthProxy(prometheusUrl: string, options: AuthProxyOp
       ]),
     );
     seen.push(headers);
+    let path = req.url ?? "/";
+    paths.push(path.split("?")[0] ?? "");
     if (options.authorization !== undefined && headers.authorization !== options.authorization()) {
       return refuse(res, 401, "unauthorized");
     }
@@ -48,7 +58,14 @@ export async function startAuthProxy(prometheusUrl: string, options: AuthProxyOp
       if (!options.tenant.allowed.includes(tenant))
         return refuse(res, 403, `tenant ${tenant} may not read here`);
     }
-    const upstream = await fetch(`${prometheusUrl}${req.url ?? "/"}`, {
+    if (options.pathTenant !== undefined) {
+      const match = /^\/select\/([^/]+)\/prometheus(\/.*)$/.exec(path);
+      if (match === null || !options.pathTenant.allowed.includes(match[1] ?? "")) {
+        return refuse(res, 404, "unsupported path");
+      }
+      path = match[2] ?? "/";
+    }
+    const upstream = await fetch(`${prometheusUrl}${path}`, {
       headers: { accept: "application/json" },
     });
     res.writeHead(upstream.status, {
@@ -60,6 +77,7 @@ export async function startAuthProxy(prometheusUrl: string, options: AuthProxyOp
   return {
     url,
     seen,
+    paths,
     refused,
     close: () => closeServer(server),
   };

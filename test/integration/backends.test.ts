@@ -1,0 +1,430 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describeTarget, loadConfig } from "../../src/config.js";
+import { type Handler, makeHandler } from "../helpers/handler.js";
+import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
+import { httpEvent, lambdaContext } from "../support/events.js";
+import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
+import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { TEST_PASSWORD, TEST_SECRETS, TEST_TOKEN, TEST_USER } from "../support/testSecrets.js";
+
+// BACKENDS: one deployment, several named servers, each with its own URL, auth, secret, headers,
+// Alertmanager and tenants. The servers are one real Prometheus seen through proxies of our own that
+// check what each backend must send: a bearer token (read from a SigV4-checking fake of Secrets
+// Manager), basic auth and a tenant header (as Mimir), the tenant in the path (as VictoriaMetrics
+// cluster's vmselect). Each proxy records what reached it, so a test sees which backend a call used.
+
+const REGION = "us-east-1";
+const TOKEN_ARN = `arn:aws:secretsmanager:${REGION}:123456789012:secret:backend-token-AbCdEf`;
+const BASIC_ARN = `arn:aws:secretsmanager:${REGION}:123456789012:secret:backend-basic-AbCdEf`;
+const CONTEXT = lambdaContext(30_000);
+
+interface ToolResult {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from one deployment", () => {
+  let prometheus: RunningPrometheus;
+  let secrets: FakeSecrets;
+  let bearer: AuthProxy;
+  let mimir: AuthProxy;
+  let vmselect: AuthProxy;
+  let plain: AuthProxy;
+  let handler: Handler;
+  let backends: Record<string, unknown>;
+  const saved = process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+  const bodies: string[] = [];
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus();
+    secrets = await startFakeSecrets(REGION);
+    secrets.set(TOKEN_ARN, TEST_TOKEN);
+    secrets.set(BASIC_ARN, `${TEST_USER}:${TEST_PASSWORD}`);
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.url;
+    [plain, bearer, mimir, vmselect] = await Promise.all([
+      startAuthProxy(prometheus.url, {}),
+      startAuthProxy(prometheus.url, { authorization: () => `Bearer ${TEST_TOKEN}` }),
+      startAuthProxy(prometheus.url, {
+        authorization: () => `Basic ${Buffer.from(`${TEST_USER}:${TEST_PASSWORD}`).toString("base64")}`,
+        tenant: { header: "X-Scope-OrgID", allowed: ["team-a", "team-b"] },
+      }),
+      startAuthProxy(prometheus.url, { pathTenant: { allowed: ["42", "43:1"] } }),
+    ]);
+    backends = {
+      prom: { url: plain.url, default: true, description: "The lab Prometheus" },
+      secure: { url: bearer.url, auth: "bearer", secret: TOKEN_ARN, kind: "thanos" },
+      mimir: {
+        url: `${mimir.url}/`,
+        auth: "basic",
+        secret: BASIC_ARN,
+        kind: "mimir",
+        alertmanager_url: `${mimir.url}/alertmanager`,
+        allowed_tenants: ["team-a"],
+      },
+      vm: { url: `${vmselect.url}/select/{tenant}/prometheus`, allowed_tenants: ["42", "43:1"] },
+    };
+    handler = makeHandler({
+      BACKENDS: JSON.stringify(backends),
+      AWS_REGION: REGION,
+      JWT_ISSUER: "https://issuer.example.com",
+      TENANT_CLAIM: "custom:tenant",
+    });
+  }, 120_000);
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+    else process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = saved;
+    await Promise.all([plain?.close(), bearer?.close(), mimir?.close(), vmselect?.close(), secrets?.close()]);
+    await prometheus?.close();
+    for (const body of bodies) for (const secret of TEST_SECRETS) expect(body).not.toContain(secret);
+  });
+
+  /** An MCP request as a caller whose JWT carries this tenant (none: no token at all). */
+  async function rpc(
+    tenant: string | undefined,
+    method: string,
+    params: Record<string, unknown> = {},
+    target: Handler = handler,
+  ): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+    const event = httpEvent("v2", {
+      method: "POST",
+      path: "/mcp",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    if (tenant !== undefined) {
+      (event.requestContext as Record<string, unknown>).authorizer = {
+        jwt: { claims: { sub: `user-${tenant}`, "custom:tenant": tenant }, scopes: [] },
+      };
+    }
+    const answer = (await target(event, CONTEXT)) as { statusCode: number; body: string };
+    bodies.push(answer.body);
+    expect(answer.statusCode, answer.body).toBe(200);
+    return JSON.parse(answer.body);
+  }
+
+  async function call(tenant: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const { result } = await rpc(tenant, "tools/call", { name, arguments: args });
+    return result as unknown as ToolResult;
+  }
+
+  const temperature = { query: "test_temperature_celsius", time: "1700000000" };
+
+  it("each backend gets its own auth, secret, headers and tenant placement; the default takes calls without workspace_id", async () => {
+    const expected = (await call("team-a", "ExecuteQuery", temperature)).content[0]?.text;
+    expect(plain.seen.length).toBe(1);
+    expect(expected).toContain('"room":"lab"');
+
+    const reads = secrets.reads(TOKEN_ARN);
+    const secure = await call("team-a", "ExecuteQuery", { ...temperature, workspace_id: "secure" });
+    expect(secure.isError, JSON.stringify(secure)).toBeFalsy();
+    expect(secure.content[0]?.text).toBe(expected);
+    expect(bearer.seen.at(-1)?.authorization).toBe(`Bearer ${TEST_TOKEN}`);
+    expect(bearer.seen.at(-1)?.["x-scope-orgid"]).toBe("team-a");
+    expect(secrets.reads(TOKEN_ARN) - reads).toBe(1);
+
+    const viaMimir = await call("team-a", "ExecuteQuery", { ...temperature, workspace_id: "mimir" });
+    expect(viaMimir.content[0]?.text).toBe(expected);
+    expect(mimir.seen.at(-1)?.["x-scope-orgid"]).toBe("team-a");
+    // Nothing of one backend's reached another: the plain one saw no credentials at all.
+    expect(plain.seen.every((headers) => headers.authorization === undefined)).toBe(true);
+    expect(secrets.rejected, secrets.lastRejection).toBe(0);
+  });
+
+  it("{tenant} in a URL puts each caller's tenant in the path, and no tenant header is sent there", async () => {
+    for (const tenant of ["42", "43:1"]) {
+      const before = vmselect.paths.length;
+      const result = await call(tenant, "ExecuteQuery", { ...temperature, workspace_id: "vm" });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(vmselect.paths.slice(before)).toEqual([`/select/${tenant}/prometheus/api/v1/query`]);
+      expect(vmselect.seen.at(-1)?.["x-scope-orgid"]).toBeUndefined();
+    }
+  });
+
+  it("PROMETHEUS_URL takes {tenant} the same way, without BACKENDS; GetServerInfo says victoriametrics", async () => {
+    const single = makeHandler({
+      PROMETHEUS_URL: `${vmselect.url}/select/{tenant}/prometheus`,
+      PROMETHEUS_AUTH: "none",
+      AWS_REGION: REGION,
+      JWT_ISSUER: "https://issuer.example.com",
+      TENANT_CLAIM: "custom:tenant",
+    });
+    const before = vmselect.paths.length;
+    const { result } = await rpc(
+      "43:1",
+      "tools/call",
+      { name: "ExecuteQuery", arguments: temperature },
+      single,
+    );
+    expect((result as unknown as ToolResult).isError, JSON.stringify(result)).toBeFalsy();
+    expect(vmselect.paths.slice(before)).toEqual(["/select/43:1/prometheus/api/v1/query"]);
+    expect(vmselect.seen.at(-1)?.["x-scope-orgid"]).toBeUndefined();
+    const info = await rpc("42", "tools/call", { name: "GetServerInfo", arguments: {} }, single);
+    expect((info.result as unknown as ToolResult).structuredContent).toMatchObject({
+      prometheus_url: `${vmselect.url}/select/42/prometheus`,
+      backend_kind: "victoriametrics",
+    });
+    // A tenant that would change the path reads nothing.
+    const odd = await rpc("../admin", "tools/call", { name: "ExecuteQuery", arguments: temperature }, single);
+    expect((odd.result as unknown as ToolResult).content[0]?.text).toMatch(
+      /cannot go in the server's URL path/,
+    );
+    expect(vmselect.paths.length).toBe(before + 1);
+  });
+
+  it("allowed_tenants: another tenant is refused before any request is sent", async () => {
+    const seen = { mimir: mimir.seen.length, vm: vmselect.seen.length };
+    const refusedMimir = await call("team-b", "ExecuteQuery", { ...temperature, workspace_id: "mimir" });
+    expect(refusedMimir.isError).toBe(true);
+    expect(refusedMimir.content[0]?.text).toMatch(/Backend mimir is not open to tenant team-b/);
+    const refusedVm = await call("team-a", "ExecuteQuery", { ...temperature, workspace_id: "vm" });
+    expect(refusedVm.content[0]?.text).toMatch(/Backend vm is not open to tenant team-a/);
+    expect({ mimir: mimir.seen.length, vm: vmselect.seen.length }).toEqual(seen);
+  });
+
+  it("tools/list: workspace_id takes exactly the backend names (no AMP here), region and profile are gone", async () => {
+    const { result } = await rpc("team-a", "tools/list");
+    const tools = result?.tools as { name: string; inputSchema: { properties: Record<string, unknown> } }[];
+    const query = tools.find((tool) => tool.name === "ExecuteQuery");
+    const workspaceId = query?.inputSchema.properties.workspace_id as { anyOf: { enum?: string[] }[] };
+    expect(workspaceId.anyOf[0]?.enum).toEqual(["prom", "secure", "mimir", "vm"]);
+    expect(query?.inputSchema.properties.region).toBeUndefined();
+    expect(query?.inputSchema.properties.profile).toBeUndefined();
+    expect(tools.some((tool) => tool.name === "GetAvailableWorkspaces")).toBe(true);
+
+    const wrong = await call("team-a", "ExecuteQuery", { ...temperature, workspace_id: "nope" });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.content[0]?.text).toMatch(/prom, secure, mimir, vm/);
+    const amp = await call("team-a", "ExecuteQuery", { ...temperature, workspace_id: "ws-12345678" });
+    expect(amp.isError).toBe(true);
+  });
+
+  it("GetAvailableWorkspaces lists the backends for this caller (asking none of them); GetServerInfo names kind and auth", async () => {
+    const seen = plain.seen.length + bearer.seen.length + mimir.seen.length + vmselect.seen.length;
+    const listing = (await call("team-a", "GetAvailableWorkspaces", {})).structuredContent as {
+      backends: { name: string; kind: string; auth_mode: string; is_default: boolean; allowed: boolean }[];
+      configured_workspace_id: string | null;
+      requires_user_selection: boolean;
+      workspaces: unknown[];
+    };
+    expect(
+      listing.backends.map(({ name, kind, auth_mode, is_default, allowed }) => [
+        name,
+        kind,
+        auth_mode,
+        is_default,
+        allowed,
+      ]),
+    ).toEqual([
+      ["prom", "prometheus", "none", true, true],
+      ["secure", "thanos", "bearer", false, true],
+      ["mimir", "mimir", "basic", false, true],
+      ["vm", "victoriametrics", "none", false, false],
+    ]);
+    expect(listing.configured_workspace_id).toBe("prom");
+    expect(listing.requires_user_selection).toBe(false);
+    expect(listing.workspaces).toEqual([]);
+    expect(plain.seen.length + bearer.seen.length + mimir.seen.length + vmselect.seen.length).toBe(seen);
+
+    const info = (await call("team-a", "GetServerInfo", { workspace_id: "mimir" })).structuredContent;
+    expect(info).toMatchObject({
+      prometheus_url: `${mimir.url}`,
+      auth_mode: "basic",
+      backend_kind: "mimir",
+      backend: "mimir",
+      backends: ["prom", "secure", "mimir", "vm"],
+    });
+    const text = JSON.stringify(info);
+    for (const arn of [TOKEN_ARN, BASIC_ARN]) expect(text).not.toContain(arn);
+  });
+
+  it("ListSilences reads the backend's own Alertmanager with its credentials; a backend without one says so", async () => {
+    const before = mimir.paths.length;
+    const silences = await call("team-a", "ListSilences", { workspace_id: "mimir" });
+    // The proxy stands for Mimir: its Alertmanager path reaches Prometheus, which has none (404).
+    expect(mimir.paths.slice(before)).toEqual(["/alertmanager/api/v2/silences"]);
+    expect(mimir.seen.at(-1)?.authorization).toMatch(/^Basic /);
+    expect(silences.content[0]?.text).toMatch(/Alertmanager/);
+    const none = await call("team-a", "ListSilences", { workspace_id: "secure" });
+    expect(none.isError).toBe(true);
+    expect(none.content[0]?.text).toMatch(/Backend secure has no Alertmanager configured.*alertmanager_url/);
+  });
+
+  it("a file in the package holds BACKENDS as well; without a default, a call must name one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "backends-"));
+    try {
+      const file = join(dir, "backends.json");
+      const { prom, secure } = backends as { prom: Record<string, unknown>; secure: unknown };
+      await writeFile(file, JSON.stringify({ prom: { ...prom, default: false }, secure }));
+      const fromFile = makeHandler({ BACKENDS: file, AWS_REGION: REGION });
+      const { result } = await rpc(
+        undefined,
+        "tools/call",
+        { name: "ExecuteQuery", arguments: temperature },
+        fromFile,
+      );
+      const text = (result as unknown as ToolResult).content[0]?.text;
+      expect(text).toMatch(/several backends and no default: pass one of prom, secure as workspace_id/);
+      const named = await rpc(
+        undefined,
+        "tools/call",
+        { name: "ExecuteQuery", arguments: { ...temperature, workspace_id: "prom" } },
+        fromFile,
+      );
+      expect((named.result as unknown as ToolResult).isError).toBeFalsy();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("with an AMP workspace among them, workspace ids stay AMP's and the deployment is limited to its workspaces", async () => {
+    const config = loadConfig({
+      BACKENDS: JSON.stringify({
+        prod: { url: "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-prod-1" },
+        lab: { url: plain.url, default: true },
+      }),
+      AWS_REGION: REGION,
+    });
+    expect(config.backendsOnly).toBe(false);
+    expect(config.backends?.map((backend) => [backend.name, backend.auth, backend.kind])).toEqual([
+      ["prod", "sigv4", "amp"],
+      ["lab", "none", "prometheus"],
+    ]);
+    expect(config.allowedWorkspaces).toEqual([
+      "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-prod-1",
+    ]);
+    expect(config.allowedRegions ?? []).not.toContain("eu-west-2");
+    expect(describeTarget(config)).toMatch(
+      /prod = https:\/\/aps-workspaces.*\[amp, auth SigV4 \(AMP\)\]; lab \(default\)/,
+    );
+    const mixed = makeHandler({
+      BACKENDS: JSON.stringify({ lab: { url: plain.url } }),
+      ALLOWED_WORKSPACES: "ws-other",
+      AWS_REGION: REGION,
+    });
+    const { result } = await rpc(undefined, "tools/list", {}, mixed);
+    const tools = result?.tools as {
+      name: string;
+      inputSchema: { properties: Record<string, { pattern?: string; anyOf?: { pattern?: string }[] }> };
+    }[];
+    const property = tools.find((tool) => tool.name === "ExecuteQuery")?.inputSchema.properties.workspace_id;
+    const pattern = property?.anyOf?.[0]?.pattern ?? property?.pattern;
+    expect(pattern).toBe("^(?:lab|ws-[A-Za-z0-9_-]+)$");
+    const other = await rpc(
+      undefined,
+      "tools/call",
+      { name: "ExecuteQuery", arguments: { ...temperature, workspace_id: "ws-elsewhere" } },
+      mixed,
+    );
+    expect((other.result as unknown as ToolResult).content[0]?.text).toMatch(
+      /Workspace ws-elsewhere is not one this deployment may read/,
+    );
+  });
+});
+
+describe("BACKENDS configuration", () => {
+  const base = { AWS_REGION: REGION };
+  const load = (backends: unknown, env: Record<string, string> = {}) =>
+    loadConfig({
+      ...base,
+      BACKENDS: typeof backends === "string" ? backends : JSON.stringify(backends),
+      ...env,
+    });
+
+  it("refuses what it cannot use, naming the backend and field, and never quoting a secret", () => {
+    const cases: [unknown, RegExp][] = [
+      ["{not json", /a JSON object of backend names/],
+      [`[{"secret": "${TEST_TOKEN}"}]`, /a JSON object, or the path of a readable file/],
+      [{}, /at least one backend/],
+      [{ "ws-a": { url: "http://p" } }, /not starting with ws-/],
+      [{ a: { url: "ftp://p" } }, /backend "a" "url" as an http\(s\) URL/],
+      [{ a: { url: "http://p", auth: "digest" } }, /backend "a" "auth" as one of sigv4, none, basic, bearer/],
+      [{ a: { url: "http://p", auth: "bearer" } }, /backend "a" "secret" with auth bearer/],
+      [{ a: { url: "http://p", secret: TEST_TOKEN } }, /backend "a" without "secret" with auth none/],
+      [
+        { a: { url: "http://p", headers: { Authorization: TEST_TOKEN } } },
+        /backend "a" "headers" with headers other than Authorization/,
+      ],
+      [{ a: { url: "http://p", kind: "influx" } }, /"kind" as one of amp, prometheus, mimir/],
+      [
+        { a: { url: "http://p", default: true }, b: { url: "http://q", default: true } },
+        /one default backend at most, not a and b/,
+      ],
+      [{ a: { url: "http://p", tenants: ["x"] } }, /only the fields url, auth, .*; not tenants/],
+      [
+        { a: { url: "http://p", allowed_tenants: ["x"] } },
+        /TENANT_CLAIM to be set as well: backend "a" lists allowed_tenants/,
+      ],
+      [{ a: { url: "http://p/select/{tenant}/prometheus" } }, /TENANT_CLAIM to be set as well: \{tenant\}/],
+      [
+        {
+          a: {
+            url: "http://user:pw@p",
+            auth: "bearer",
+            secret: "arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
+          },
+        },
+        /without user:password@ with auth bearer/,
+      ],
+    ];
+    for (const [backends, message] of cases) {
+      let thrown: Error | undefined;
+      try {
+        load(backends);
+      } catch (error) {
+        thrown = error as Error;
+      }
+      expect(thrown?.message, JSON.stringify(backends)).toMatch(message);
+      expect(thrown?.message).not.toContain(TEST_TOKEN);
+    }
+    // In Lambda the credentials themselves are refused, without repeating them.
+    expect(() =>
+      load({ a: { url: "http://p", auth: "bearer", secret: TEST_TOKEN } }, { AWS_LAMBDA_FUNCTION_NAME: "f" }),
+    ).toThrow(/not the credentials themselves/);
+    expect(() => load("/nonexistent/backends.json")).toThrow(
+      /path of a readable file holding one \(ENOENT\)/,
+    );
+  });
+
+  it("BACKENDS replaces the one-server settings: both at once is refused", () => {
+    for (const variable of ["PROMETHEUS_URL", "PROMETHEUS_HEADERS", "ALERTMANAGER_URL", "PROMETHEUS_KIND"]) {
+      const value =
+        variable === "PROMETHEUS_HEADERS" ? "X-A: b" : variable === "PROMETHEUS_KIND" ? "thanos" : "http://x";
+      expect(() => load({ a: { url: "http://p" } }, { [variable]: value })).toThrow(
+        new RegExp(`${variable} unset: with BACKENDS`),
+      );
+    }
+    expect(() => load({ a: { url: "http://p" } }, { PROMETHEUS_AUTH: "none" })).toThrow(
+      /PROMETHEUS_AUTH unset/,
+    );
+    // sigv4, the deployment default, is what workspace ids use: accepted.
+    expect(load({ a: { url: "http://p" } }, { PROMETHEUS_AUTH: "sigv4" }).backends).toHaveLength(1);
+  });
+
+  it("one backend is the default; kinds are inferred from URLs; PROMETHEUS_KIND names the single server's", () => {
+    const config = load({ only: { url: "http://vmselect:8481/select/0/prometheus" } });
+    expect(config.backends?.[0]).toMatchObject({ isDefault: true, kind: "victoriametrics", auth: "none" });
+    expect(config.backendsOnly).toBe(true);
+    expect(
+      loadConfig({
+        ...base,
+        PROMETHEUS_URL: "http://thanos:10902",
+        PROMETHEUS_AUTH: "none",
+        PROMETHEUS_KIND: "thanos",
+      }).prometheusKind,
+    ).toBe("thanos");
+    expect(
+      loadConfig({ ...base, PROMETHEUS_URL: "http://p:9090", PROMETHEUS_AUTH: "none" }).prometheusKind,
+    ).toBe("prometheus");
+    expect(loadConfig({ ...base }).prometheusKind).toBe("amp");
+    expect(() => loadConfig({ ...base, PROMETHEUS_KIND: "influx" })).toThrow(/PROMETHEUS_KIND/);
+  });
+});
