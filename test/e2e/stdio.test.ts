@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { startAuthProxy } from "../support/authProxy.js";
 import { runOk } from "../support/childProcess.js";
 import {
   DATASET,
@@ -14,6 +15,7 @@ import {
   startPrometheus,
 } from "../support/prometheus.js";
 import { startSlowProxy } from "../support/slowProxy.js";
+import { TEST_ROTATED_TOKEN, TEST_TOKEN } from "../support/testSecrets.js";
 
 // The stdio entry (`npm run -s stdio`, the `prometheus-mcp-stdio` bin) as an MCP client spawns it:
 // the bundle `npm ci` builds (the `prepare` script), rebuilt here from the working tree, run as the
@@ -424,6 +426,48 @@ describe.skipIf(!prometheusAvailable())("stdio entry against a real Prometheus",
     prometheus = await startPrometheus();
     settings = { PROMETHEUS_URL: prometheus.url, PROMETHEUS_AUTH: "none" };
   }, 120_000);
+
+  it("reads a Prometheus behind a bearer token given as the value itself, and never writes it (debug logs included)", async () => {
+    const bearer = await startAuthProxy(prometheus.url, { authorization: () => `Bearer ${TEST_TOKEN}` });
+    try {
+      const call = (id: number) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          name: "ExecuteQuery",
+          arguments: { query: "test_temperature_celsius", time: String(DATASET.end) },
+        },
+      });
+      const secured = { PROMETHEUS_URL: bearer.url, PROMETHEUS_AUTH: "bearer", LOG_LEVEL: "DEBUG" };
+      const run = await runServer({ ...secured, PROMETHEUS_SECRET: TEST_TOKEN }, [
+        INITIALIZE,
+        INITIALIZED,
+        call(2),
+      ]);
+      const answer = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "null") as Reply;
+      expect((answer.result as { isError?: boolean }).isError, run.stdout).toBeFalsy();
+      expect(bearer.seen.at(-1)?.authorization).toBe(`Bearer ${TEST_TOKEN}`);
+      expect(run.stderr).toContain("PROMETHEUS_SECRET holds the credentials themselves");
+      // A refused token: the error says where it came from, not what it is (the suite's scan checks both
+      // streams of the child as well).
+      const refused = await runServer({ ...secured, PROMETHEUS_SECRET: TEST_ROTATED_TOKEN }, [
+        INITIALIZE,
+        INITIALIZED,
+        call(3),
+      ]);
+      const error = JSON.parse(refused.stdout.trim().split("\n").at(-1) ?? "null") as Reply;
+      expect(JSON.stringify(error.result)).toMatch(
+        /refused the credentials from the PROMETHEUS_SECRET's value \(HTTP 401/,
+      );
+      for (const output of [run.stdout, run.stderr, refused.stdout, refused.stderr]) {
+        expect(output).not.toContain(TEST_TOKEN);
+        expect(output).not.toContain(TEST_ROTATED_TOKEN);
+      }
+    } finally {
+      await bearer.close();
+    }
+  });
 
   afterAll(async () => {
     await prometheus?.close();
