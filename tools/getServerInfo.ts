@@ -57,11 +57,13 @@ export const GetServerInfo = defineTool({
   async run(args, call) {
     const calledAt = readClock(call);
     const chosenProfile = usableProfile(args.profile, call);
-    const target = await call.upstream.workspaces.find(
-      { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile },
-      call.context,
-    );
-    const backends = call.upstream.workspaces.backends;
+    const request = { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile };
+    const { workspaces } = call.upstream;
+    // Only backends and none chosen: no settings to show but a list, so the error says to name one.
+    const target = call.settings.backendsOnly
+      ? await workspaces.resolve(request, call.context)
+      : await workspaces.find(request, call.context);
+    const backends = workspaces.backends;
     return {
       prometheus_url: target?.serverUrl ?? null,
       aws_region: target?.region ?? resolveRegion(args.region, call.settings),

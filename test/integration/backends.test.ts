@@ -273,6 +273,10 @@ describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from on
       );
       const text = (result as unknown as ToolResult).content[0]?.text;
       expect(text).toMatch(/several backends and no default: pass one of prom, secure as workspace_id/);
+      const info = await rpc(undefined, "tools/call", { name: "GetServerInfo", arguments: {} }, fromFile);
+      expect((info.result as unknown as ToolResult).content[0]?.text).toMatch(
+        /several backends and no default: pass one of prom, secure/,
+      );
       const named = await rpc(
         undefined,
         "tools/call",
