@@ -6,6 +6,7 @@ import { describeTarget, loadConfig } from "../../src/config.js";
 import { type Handler, makeHandler } from "../helpers/handler.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
 import { httpEvent, lambdaContext } from "../support/events.js";
+import { startFakeAmp } from "../support/fakeAmp.js";
 import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 import { TEST_PASSWORD, TEST_SECRETS, TEST_TOKEN, TEST_USER } from "../support/testSecrets.js";
@@ -286,6 +287,50 @@ describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from on
       expect((named.result as unknown as ToolResult).isError).toBeFalsy();
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("GetAvailableWorkspaces with AMP in play: the backends, then the region's workspaces; a failed listing keeps the backends and says why", async () => {
+    const [listing, denying] = await Promise.all([
+      startFakeAmp({ region: REGION, workspaces: [{ workspaceId: "ws-fake-1", status: "ACTIVE" }] }),
+      startFakeAmp({ region: REGION, workspaces: [], deny: ["ListWorkspaces"] }),
+    ]);
+    try {
+      const list = async (ampEndpoint: string) => {
+        const handler = makeHandler({
+          BACKENDS: JSON.stringify({ lab: { url: plain.url } }),
+          AMP_ENDPOINT: ampEndpoint,
+          AWS_REGION: REGION,
+        });
+        const { result } = await rpc(
+          undefined,
+          "tools/call",
+          { name: "GetAvailableWorkspaces", arguments: {} },
+          handler,
+        );
+        return result as unknown as ToolResult;
+      };
+      const both = (await list(listing.url)).structuredContent as {
+        backends: { name: string }[];
+        workspaces: { workspace_id: string }[];
+        message: string;
+      };
+      expect(both.backends.map((backend) => backend.name)).toEqual(["lab"]);
+      expect(both.workspaces.map((workspace) => workspace.workspace_id)).toEqual(["ws-fake-1"]);
+      expect(both.message).toMatch(/AMP workspaces are passed by their ws-… id/);
+      const denied = await list(denying.url);
+      expect(denied.isError, JSON.stringify(denied)).toBeFalsy();
+      const kept = denied.structuredContent as {
+        backends: { name: string }[];
+        workspaces: unknown[];
+        message: string;
+      };
+      expect(kept.backends.map((backend) => backend.name)).toEqual(["lab"]);
+      expect(kept.workspaces).toEqual([]);
+      expect(kept.message).toMatch(/The AMP workspaces of us-east-1 could not be listed: /);
+      expect(listing.rejected + denying.rejected).toBe(0);
+    } finally {
+      await Promise.all([listing.close(), denying.close()]);
     }
   });
 
