@@ -20,6 +20,7 @@ import {
 import { parseHeaders } from "./prometheus/headers.js";
 import { REGION_PATTERN, Regions } from "./prometheus/regions.js";
 import { type SecretSource, secretSourceOf } from "./prometheus/secrets.js";
+import { isTenant, TENANT_SET } from "./prometheus/tenants.js";
 import { hasCredentials, redactCredentials } from "./prometheus/urls.js";
 
 type SessionMode = "optional" | "required" | "off";
@@ -677,6 +678,9 @@ function tenantsOf(
       "JWT_ISSUER to be set as well (auth=jwt): a tenant is read from the caller's token",
     );
   }
+  // A tenant outside the set is refused in every token: listing one could never let anybody in.
+  const odd = allowed.find((tenant) => !isTenant(tenant));
+  if (odd !== undefined) fail("ALLOWED_TENANTS", odd, `comma-separated tenants, each ${TENANT_SET}`);
   const name = (header ?? "X-Scope-OrgID").toLowerCase();
   if (!HEADER_NAME.test(name)) fail("TENANT_HEADER", name, "a header name such as X-Scope-OrgID");
   if (Object.hasOwn(prometheusHeaders, name)) {

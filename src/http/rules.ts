@@ -1,4 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { isTenant, TENANT_SET } from "../prometheus/tenants.js";
 import { cutText } from "../text.js";
 import type { HttpRequest } from "./event.js";
 import { present, trimOws } from "./fieldValue.js";
@@ -91,8 +92,8 @@ export function refuseMissingScope(request: HttpRequest, settings: RuleSettings)
   };
 }
 
-/** The tenant `claim` names in the caller's JWT: a non-empty string, else undefined. */
-export function tenantOf(
+/** The `claim` of the caller's JWT, trimmed, when it is a non-empty string; else undefined. */
+function claimOf(
   request: { claims?: Readonly<Record<string, unknown>> | undefined },
   claim: string,
 ): string | undefined {
@@ -101,28 +102,49 @@ export function tenantOf(
 }
 
 /**
+ * The tenant `claim` names in the caller's JWT: a tenant of the documented set (isTenant), else
+ * undefined. A value outside it never becomes a tenant (refuseWithoutTenant refuses its request).
+ */
+export function tenantOf(
+  request: { claims?: Readonly<Record<string, unknown>> | undefined },
+  claim: string,
+): string | undefined {
+  const value = claimOf(request, claim);
+  return value !== undefined && isTenant(value) ? value : undefined;
+}
+
+/**
  * The tenant rule (TENANT_CLAIM): each caller reads its own tenant's data, the one its token names,
- * so a request without that claim (no JWT: an IAM caller, a Function URL) or naming a tenant outside
+ * so a request without that claim (no JWT: an IAM caller, a Function URL), with one outside the tenant
+ * set (`a|b`, which a Mimir with tenant federation reads as two tenants) or naming a tenant outside
  * ALLOWED_TENANTS is refused 403 before anything is read. Nothing the caller sends itself (a tenant
  * header, an argument) can choose another.
  */
 export function refuseWithoutTenant(request: HttpRequest, settings: RuleSettings): Refusal | undefined {
   const claim = settings.tenantClaim;
   if (claim === undefined) return undefined;
-  const tenant = tenantOf(request, claim);
-  if (tenant === undefined) {
+  const value = claimOf(request, claim);
+  if (value === undefined) {
     return {
       status: 403,
       code: ErrorCode.InvalidRequest,
       message: `Forbidden: this server reads each caller's tenant from its token's ${claim} claim, and this request's token has none`,
     };
   }
-  const allowed = settings.allowedTenants ?? [];
-  if (allowed.length > 0 && !allowed.includes(tenant)) {
+  // Not echoed: it is what the rule refuses (a separator, a control character, any length).
+  if (!isTenant(value)) {
     return {
       status: 403,
       code: ErrorCode.InvalidRequest,
-      message: `Forbidden: tenant ${cutText(tenant, 64)} is not one this server serves`,
+      message: `Forbidden: the token's ${claim} claim is not a tenant this server can use (a tenant is ${TENANT_SET})`,
+    };
+  }
+  const allowed = settings.allowedTenants ?? [];
+  if (allowed.length > 0 && !allowed.includes(value)) {
+    return {
+      status: 403,
+      code: ErrorCode.InvalidRequest,
+      message: `Forbidden: tenant ${cutText(value, 64)} is not one this server serves`,
     };
   }
   return undefined;

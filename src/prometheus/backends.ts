@@ -2,6 +2,7 @@ import { ampRegionOfUrl, workspaceIdFromUrl } from "./access.js";
 import type { AuthMode } from "./auth.js";
 import { parseHeaders } from "./headers.js";
 import { type Secret, type SecretSource, secretSourceOf } from "./secrets.js";
+import { isTenant, TENANT_SET } from "./tenants.js";
 import { hasCredentials } from "./urls.js";
 
 /**
@@ -55,14 +56,12 @@ export function hasTenantPlaceholder(url: string): boolean {
 }
 
 /**
- * What a tenant may be to go in a URL's path: VictoriaMetrics' `<accountID>[:<projectID>]`, and names
- * of letters, digits, `.`, `_` and `-` (never `/`, `..`, `%` or anything that changes the path).
+ * The URL with the caller's tenant in place of `{tenant}`; undefined when the tenant cannot go in a
+ * path. A tenant (src/prometheus/tenants.ts) holds VictoriaMetrics' `<accountID>[:<projectID>]` and
+ * names of letters, digits, `.`, `_` and `-`: never `/`, `..`, `%` or anything that changes the path.
  */
-const PATH_TENANT = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
-
-/** The URL with the caller's tenant in place of `{tenant}`; undefined when the tenant cannot go in a path. */
 export function withTenant(url: string, tenant: string): string | undefined {
-  if (!PATH_TENANT.test(tenant)) return undefined;
+  if (!isTenant(tenant)) return undefined;
   return url.replace(TENANT_PLACEHOLDER, tenant);
 }
 
@@ -259,14 +258,15 @@ function booleanField(value: unknown, what: string): boolean {
   return value;
 }
 
+/** allowed_tenants: each entry a tenant a caller can have (one outside the set could never be matched). */
 function tenantsField(value: unknown, where: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
   if (
     !Array.isArray(value) ||
     value.length === 0 ||
-    value.some((tenant) => typeof tenant !== "string" || tenant.trim() === "")
+    value.some((tenant) => typeof tenant !== "string" || !isTenant(tenant.trim()))
   ) {
-    throw new Error(`${where} "allowed_tenants" as a non-empty list of tenant names`);
+    throw new Error(`${where} "allowed_tenants" as a non-empty list of tenants, each ${TENANT_SET}`);
   }
   return [...new Set(value.map((tenant: string) => tenant.trim()))];
 }

@@ -233,7 +233,11 @@ describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller 
   });
 
   /** A tools/call through the HTTP API whose JWT authorizer checked a token with these claims (none: no JWT). */
-  async function callAs(claims: Record<string, unknown> | undefined, headers: Record<string, string> = {}) {
+  async function callAs(
+    claims: Record<string, unknown> | undefined,
+    headers: Record<string, string> = {},
+    target: Handler = handler,
+  ) {
     const event = httpEvent("v2", {
       method: "POST",
       path: "/mcp",
@@ -255,7 +259,7 @@ describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller 
     if (claims !== undefined) {
       (event.requestContext as Record<string, unknown>).authorizer = { jwt: { claims, scopes: [] } };
     }
-    const result = (await handler(event, context)) as { statusCode: number; body: string };
+    const result = (await target(event, context)) as { statusCode: number; body: string };
     return {
       status: result.statusCode,
       body: JSON.parse(result.body) as { result?: ToolResult; error?: { message: string } },
@@ -291,6 +295,37 @@ describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller 
     expect(proxy.seen.length).toBe(before);
   });
 
+  // Issue 36: `a|b` is two tenants to a Mimir with tenant federation; no tenant set: any claim was sent.
+  it("a claim outside the tenant set is refused 403 before anything is read, and never echoed", async () => {
+    const anyTenant = makeHandler({
+      PROMETHEUS_URL: proxy.url,
+      PROMETHEUS_AUTH: "none",
+      JWT_ISSUER: "https://issuer.example.com",
+      TENANT_CLAIM: "custom:tenant",
+    });
+    const before = proxy.seen.length;
+    for (const tenant of [
+      "team-a|team-b",
+      "team-a\u0000",
+      "team-\u00e9",
+      "team a",
+      "a/b",
+      "..",
+      "x".repeat(129),
+    ]) {
+      const { status, body } = await callAs({ sub: "odd", "custom:tenant": tenant }, {}, anyTenant);
+      expect(status, JSON.stringify(tenant)).toBe(403);
+      expect(body.error?.message).toBe(
+        "Forbidden: the token's custom:tenant claim is not a tenant this server can use (a tenant is 1 to 128 letters, digits, ., _, : or - (not . or .. alone))",
+      );
+    }
+    expect(proxy.seen.length).toBe(before);
+    // The set's edges are tenants: 128 characters, `:` and `.` inside.
+    const { status } = await callAs({ sub: "edge", "custom:tenant": "x".repeat(128) }, {}, anyTenant);
+    expect(status).toBe(200);
+    expect(proxy.seen.at(-1)?.["x-scope-orgid"]).toBe("x".repeat(128));
+  });
+
   it("a direct invocation carries no token: its tool calls read nothing", async () => {
     const before = proxy.seen.length;
     const reply = (await handler(
@@ -321,6 +356,15 @@ describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller 
       }),
     ).toThrow(/no x-scope-orgid: with TENANT_CLAIM/);
     expect(() => loadConfig({ ...base, ALLOWED_TENANTS: "a" })).toThrow(/TENANT_CLAIM to be set as well/);
+    // A tenant outside the set could never be let in: listing one is a mistake said at start.
+    expect(() =>
+      loadConfig({
+        ...base,
+        TENANT_CLAIM: "tenant",
+        JWT_ISSUER: "https://i.example.com",
+        ALLOWED_TENANTS: "team-a, team-a|team-b",
+      }),
+    ).toThrow(/ALLOWED_TENANTS="team-a\|team-b" \(expected comma-separated tenants, each 1 to 128 letters/);
     expect(
       loadConfig({
         ...base,

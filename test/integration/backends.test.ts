@@ -88,13 +88,13 @@ describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from on
     for (const body of bodies) for (const secret of TEST_SECRETS) expect(body).not.toContain(secret);
   });
 
-  /** An MCP request as a caller whose JWT carries this tenant (none: no token at all). */
-  async function rpc(
+  /** An MCP request as a caller whose JWT carries this tenant (none: no token at all): its status and body. */
+  async function post(
     tenant: string | undefined,
     method: string,
     params: Record<string, unknown> = {},
     target: Handler = handler,
-  ): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+  ): Promise<{ status: number; body: { result?: Record<string, unknown>; error?: { message: string } } }> {
     const event = httpEvent("v2", {
       method: "POST",
       path: "/mcp",
@@ -108,12 +108,28 @@ describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from on
     }
     const answer = (await target(event, CONTEXT)) as { statusCode: number; body: string };
     bodies.push(answer.body);
-    expect(answer.statusCode, answer.body).toBe(200);
-    return JSON.parse(answer.body);
+    return { status: answer.statusCode, body: JSON.parse(answer.body) };
   }
 
-  async function call(tenant: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    const { result } = await rpc(tenant, "tools/call", { name, arguments: args });
+  /** As `post`, answered HTTP 200: its body. */
+  async function rpc(
+    tenant: string | undefined,
+    method: string,
+    params: Record<string, unknown> = {},
+    target: Handler = handler,
+  ): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+    const { status, body } = await post(tenant, method, params, target);
+    expect(status, JSON.stringify(body)).toBe(200);
+    return body;
+  }
+
+  async function call(
+    tenant: string,
+    name: string,
+    args: Record<string, unknown>,
+    target: Handler = handler,
+  ): Promise<ToolResult> {
+    const { result } = await rpc(tenant, "tools/call", { name, arguments: args }, target);
     return result as unknown as ToolResult;
   }
 
@@ -173,11 +189,15 @@ describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from on
       prometheus_url: `${vmselect.url}/select/42/prometheus`,
       backend_kind: "victoriametrics",
     });
-    // A tenant that would change the path reads nothing.
-    const odd = await rpc("../admin", "tools/call", { name: "ExecuteQuery", arguments: temperature }, single);
-    expect((odd.result as unknown as ToolResult).content[0]?.text).toMatch(
-      /cannot go in the server's URL path/,
+    // A tenant that would change the path is no tenant at all: refused before anything is read.
+    const odd = await post(
+      "../admin",
+      "tools/call",
+      { name: "ExecuteQuery", arguments: temperature },
+      single,
     );
+    expect(odd.status).toBe(403);
+    expect(odd.body.error?.message).toMatch(/custom:tenant claim is not a tenant this server can use/);
     expect(vmselect.paths.length).toBe(before + 1);
   });
 
@@ -408,6 +428,10 @@ describe("BACKENDS configuration", () => {
         /one default backend at most, not a and b/,
       ],
       [{ a: { url: "http://p", tenants: ["x"] } }, /only the fields url, auth, .*; not tenants/],
+      [
+        { a: { url: "http://p", allowed_tenants: ["team-a", "team-a|team-b"] } },
+        /backend "a" "allowed_tenants" as a non-empty list of tenants, each 1 to 128 letters/,
+      ],
       [
         { a: { url: "http://p", allowed_tenants: ["x"] } },
         /TENANT_CLAIM to be set as well: backend "a" lists allowed_tenants/,
