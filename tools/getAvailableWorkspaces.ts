@@ -15,13 +15,18 @@ const workspaceEntry = z.object({
   workspace_id: z.string(),
   alias: z.string().describe('"No alias" when the workspace has none'),
   status: z.string().describe("ACTIVE, CREATING, UPDATING, DELETING, CREATION_FAILED"),
-  prometheus_url: z.string().optional().describe("Only for ACTIVE workspaces"),
+  prometheus_url: z
+    .string()
+    .optional()
+    .describe("Only for ACTIVE workspaces, and not for one a backend names that is not open to you"),
   region: z.string(),
   is_configured: z.boolean().describe("True for the workspace named by the configured Prometheus URL"),
   note: z.string().optional(),
   allowed: z
     .boolean()
-    .describe("True when this deployment may read the workspace (false: the query tools refuse it)"),
+    .describe(
+      "True when you may read the workspace here (false: the query tools refuse it; one a backend names follows that backend's allowed_tenants)",
+    ),
 });
 
 type WorkspaceEntry = z.output<typeof workspaceEntry>;
@@ -30,7 +35,10 @@ const backendEntry = z.object({
   name: z.string().describe("What the tools take as workspace_id"),
   kind: z.enum(BACKEND_KINDS),
   auth_mode: z.enum(["sigv4", "none", "basic", "bearer"]),
-  prometheus_url: z.string().describe("Its URL ({tenant}: each caller's own)"),
+  prometheus_url: z
+    .string()
+    .optional()
+    .describe("Its URL ({tenant}: each caller's own); only for a backend open to you"),
   is_default: z.boolean().describe("True for the backend a call without workspace_id uses"),
   allowed: z.boolean().describe("True when you may use it (false: its allowed_tenants exclude yours)"),
   description: z.string().optional(),
@@ -68,7 +76,7 @@ export const GetAvailableWorkspaces = defineTool({
     const access = call.upstream.workspaces.access;
     const configuredId = access.configuredId;
     const summaries = await call.upstream.controlPlane.listWorkspaces(options, call.context);
-    const entries = await Promise.all(summaries.map((summary) => toEntry(summary, access, options, call)));
+    const entries = await Promise.all(summaries.map((summary) => toEntry(summary, options, call)));
     // Stable sort: the configured workspace first, the others in AMP's order.
     entries.sort((a, b) => Number(b.is_configured) - Number(a.is_configured));
     const usable = entries.filter((entry) => entry.allowed).length;
@@ -77,15 +85,24 @@ export const GetAvailableWorkspaces = defineTool({
   },
 });
 
+/**
+ * One workspace of the listing, for this caller: `allowed` by the rule a query naming it meets (the
+ * rules of a backend that names it, else the deployment's allowed workspaces); the URL of a workspace
+ * whose backend is not open to the caller is neither shown nor looked up.
+ */
 async function toEntry(
   summary: WorkspaceSummary,
-  access: WorkspaceAccess,
   options: AmpCallOptions,
   call: ToolCall,
 ): Promise<WorkspaceEntry> {
-  const isConfigured = summary.workspaceId === access.configuredId;
+  const { workspaces } = call.upstream;
+  const isConfigured = summary.workspaceId === workspaces.access.configuredId;
+  const backend = workspaces.workspaceBackend(summary.workspaceId, call.context);
+  const shown = backend === undefined || workspaces.mayUse(backend, call.context);
   const url =
-    summary.status === "ACTIVE" ? await activeEndpoint(summary.workspaceId, options, call) : undefined;
+    summary.status === "ACTIVE" && shown
+      ? await activeEndpoint(summary.workspaceId, options, call)
+      : undefined;
   // Key order is part of the interface: it matches the Python server's output; `allowed` is ours, last.
   return {
     workspace_id: summary.workspaceId,
@@ -95,7 +112,7 @@ async function toEntry(
     region: options.region,
     is_configured: isConfigured,
     ...(isConfigured ? { note: CONFIGURED_NOTE } : {}),
-    allowed: access.isAllowed(summary.workspaceId),
+    allowed: workspaces.mayRead(summary.workspaceId, options.region, call.context),
   };
 }
 
@@ -164,9 +181,7 @@ async function listWithBackends(
     const options: AmpCallOptions = { region: awsRegion, profile: usableProfile(args.profile, call) };
     try {
       const summaries = await call.upstream.controlPlane.listWorkspaces(options, call.context);
-      entries = await Promise.all(
-        summaries.map((summary) => toEntry(summary, workspaces.access, options, call)),
-      );
+      entries = await Promise.all(summaries.map((summary) => toEntry(summary, options, call)));
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
       unlisted = ` The AMP workspaces of ${awsRegion} could not be listed: ${error.message}`;
@@ -206,14 +221,16 @@ function listing(
   };
 }
 
+/** A backend for this caller: where one not open to it is (its URL) is not shown. */
 function backendEntryOf(backend: Backend, call: ToolCall): BackendEntry {
+  const allowed = call.upstream.workspaces.mayUse(backend, call.context);
   return {
     name: backend.name,
     kind: backend.kind,
     auth_mode: backend.auth,
-    prometheus_url: withoutCredentials(backend.url),
+    ...(allowed ? { prometheus_url: withoutCredentials(backend.url) } : {}),
     is_default: backend.isDefault,
-    allowed: call.upstream.workspaces.mayUse(backend, call.context),
+    allowed,
     ...(backend.description === undefined ? {} : { description: backend.description }),
   };
 }

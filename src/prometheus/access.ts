@@ -33,6 +33,25 @@ export function workspaceIdFromUrl(url: string | undefined): string | undefined 
   return url?.match(URL_WORKSPACE)?.[1];
 }
 
+/** `/workspaces/ws-…` in any case: how a backend's URL is matched against a call's workspace id. */
+const URL_WORKSPACE_ANY_CASE = new RegExp(`/workspaces/(ws-${WORKSPACE_ID_CHARACTER}+)`, "i");
+
+/**
+ * The key of the workspace a URL names (`…/workspaces/ws-…`, its id in any case, percent-escaped or
+ * not), or of a workspace id: the id lower-cased. Two spellings that could reach one workspace get one
+ * key, so a call naming a backend's workspace by id, however it writes it, finds that backend.
+ */
+export function workspaceKey(urlOrId: string): string | undefined {
+  if (/^ws-/i.test(urlOrId)) return urlOrId.toLowerCase();
+  let decoded = urlOrId;
+  try {
+    decoded = decodeURIComponent(urlOrId);
+  } catch {
+    // A malformed escape: matched as written.
+  }
+  return URL_WORKSPACE_ANY_CASE.exec(decoded)?.[1]?.toLowerCase();
+}
+
 /** AMP's data-plane host: `aps-workspaces[-fips].<region>.amazonaws.com[.cn]`; group 1 is the region. */
 const AMP_HOST = new RegExp(
   String.raw`^aps-workspaces(?:-fips)?\.(${REGION_SYNTAX.source})\.amazonaws\.com(?:\.cn)?$`,

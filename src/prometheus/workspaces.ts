@@ -6,6 +6,7 @@ import {
   configuredRegions,
   WorkspaceAccess,
   workspaceIdFromUrl,
+  workspaceKey,
 } from "./access.js";
 import { noTenant, type UpstreamAuth } from "./auth.js";
 import { type Backend, type BackendKind, hasTenantPlaceholder, kindOf, withTenant } from "./backends.js";
@@ -171,6 +172,8 @@ export class Workspaces {
   readonly access: WorkspaceAccess;
   /** BACKENDS by name, each with how the data plane reaches it. */
   private readonly named = new Map<string, { backend: Backend; auth: UpstreamAuth }>();
+  /** AMP backends by the workspace their URL names (workspaceKey), in their configured order. */
+  private readonly byWorkspace = new Map<string, Backend[]>();
 
   constructor(
     private readonly controlPlane: ControlPlane,
@@ -187,6 +190,8 @@ export class Workspaces {
         setting: `backend "${backend.name}" auth`,
       };
       this.named.set(backend.name, { backend, auth });
+      const key = workspaceKey(backend.url);
+      if (key !== undefined) this.byWorkspace.set(key, [...(this.byWorkspace.get(key) ?? []), backend]);
     }
   }
 
@@ -206,11 +211,40 @@ export class Workspaces {
     return allowed === undefined || (context.tenant !== undefined && allowed.includes(context.tenant));
   }
 
-  /** The backend a call names (or the default one for a call naming nothing); undefined for a workspace id. */
-  private backendFor(request: TargetRequest): Backend | undefined {
+  /**
+   * The backend a call names (or the default one for a call naming nothing); for a workspace id, the
+   * backend whose URL names that workspace (see workspaceBackend); undefined for any other workspace id.
+   */
+  private backendFor(request: TargetRequest, context: RequestContext): Backend | undefined {
     if (this.settings.backends === undefined) return undefined;
     if (!request.workspaceId) return this.defaultBackend;
-    return this.named.get(request.workspaceId)?.backend;
+    return (
+      this.named.get(request.workspaceId)?.backend ?? this.workspaceBackend(request.workspaceId, context)
+    );
+  }
+
+  /**
+   * The backend whose URL names this AMP workspace (its id in any case): a call naming the workspace
+   * by id is that backend's call, with its allowed_tenants, region, auth, secret and headers, never the
+   * plain AMP path (which knows nothing of tenants). Of several naming it, the first this caller may
+   * use (else the first, which refuses it). Undefined when no backend names it.
+   */
+  workspaceBackend(workspaceId: string, context: RequestContext): Backend | undefined {
+    const key = workspaceKey(workspaceId);
+    const naming = key === undefined ? undefined : this.byWorkspace.get(key);
+    return naming?.find((backend) => this.mayUse(backend, context)) ?? naming?.[0];
+  }
+
+  /**
+   * Whether this caller's call naming `workspaceId` in `region` is let through: by the rules of the
+   * backend that names the workspace (its tenants; an AMP URL's own region only), else by the
+   * deployment's allowed workspaces. GetAvailableWorkspaces' `allowed`, the rule `find` applies.
+   */
+  mayRead(workspaceId: string, region: string, context: RequestContext): boolean {
+    const backend = this.workspaceBackend(workspaceId, context);
+    if (backend === undefined) return this.access.isAllowed(workspaceId);
+    const own = ampRegionOfUrl(backend.url);
+    return this.mayUse(backend, context) && (own === undefined || own === region);
   }
 
   /**
@@ -219,8 +253,12 @@ export class Workspaces {
    */
   private backendTarget(backend: Backend, request: TargetRequest, context: RequestContext): Target {
     if (!this.mayUse(backend, context)) {
+      const named =
+        request.workspaceId && request.workspaceId !== backend.name
+          ? ` (workspace ${request.workspaceId} is its)`
+          : "";
       throw new ToolError(
-        `Backend ${backend.name} is not open to ${context.tenant === undefined ? "a call without a tenant" : `tenant ${context.tenant}`} (its allowed_tenants); nothing was read. GetAvailableWorkspaces shows which backends you may use.`,
+        `Backend ${backend.name}${named} is not open to ${context.tenant === undefined ? "a call without a tenant" : `tenant ${context.tenant}`} (its allowed_tenants); nothing was read. GetAvailableWorkspaces shows which backends you may use.`,
         "not_allowed",
       );
     }
@@ -273,7 +311,7 @@ export class Workspaces {
    * available.
    */
   async find(request: TargetRequest, context: RequestContext): Promise<Target | undefined> {
-    const backend = this.backendFor(request);
+    const backend = this.backendFor(request, context);
     if (backend !== undefined) return this.backendTarget(backend, request, context);
     if (request.workspaceId && this.settings.backends !== undefined)
       this.checkWorkspaceId(request.workspaceId);
@@ -337,7 +375,7 @@ export class Workspaces {
    * to offer (a ToolError saying what to configure).
    */
   async alertmanager(request: TargetRequest, context: RequestContext): Promise<Target> {
-    const backend = this.backendFor(request);
+    const backend = this.backendFor(request, context);
     if (backend !== undefined) return this.backendAlertmanager(backend, request, context);
     const configured = this.settings.alertmanagerUrl;
     if (!request.workspaceId && configured !== undefined) {

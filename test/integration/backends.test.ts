@@ -6,9 +6,10 @@ import { describeTarget, loadConfig } from "../../src/config.js";
 import { type Handler, makeHandler } from "../helpers/handler.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
 import { httpEvent, lambdaContext } from "../support/events.js";
-import { startFakeAmp } from "../support/fakeAmp.js";
+import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { TEST_PASSWORD, TEST_SECRETS, TEST_TOKEN, TEST_USER } from "../support/testSecrets.js";
 
 // BACKENDS: one deployment, several named servers, each with its own URL, auth, secret, headers,
@@ -396,6 +397,149 @@ describe.skipIf(!prometheusAvailable())("BACKENDS: several named servers from on
     expect((other.result as unknown as ToolResult).content[0]?.text).toMatch(
       /Workspace ws-elsewhere is not one this deployment may read/,
     );
+  });
+
+  // Issue 36, finding 1: a backend naming an AMP workspace, open to tenant ops only. Its workspace is
+  // listed by a fake AMP control plane whose DescribeWorkspace points at a SigV4-checking proxy in front
+  // of the real Prometheus: a call that took the plain AMP path would read prod's data there.
+  describe("an AMP workspace a backend names gets that backend's rules, whichever way a call names it", () => {
+    const WS = "ws-prod-1";
+    const AMP_URL = `https://aps-workspaces.${REGION}.amazonaws.com/workspaces/${WS}/`;
+    let proxy: SigV4Proxy;
+    let amp: FakeAmp;
+    const tenantEnv = {
+      AWS_REGION: REGION,
+      JWT_ISSUER: "https://issuer.example.com",
+      TENANT_CLAIM: "custom:tenant",
+    };
+    const withProd = (url: string, env: Record<string, string> = {}) =>
+      makeHandler({
+        BACKENDS: JSON.stringify({
+          prod: { url, allowed_tenants: ["ops"] },
+          lab: { url: plain.url, default: true },
+        }),
+        AMP_ENDPOINT: amp.url,
+        ...tenantEnv,
+        ...env,
+      });
+    /** What reached AMP and the workspace: DescribeWorkspace calls, requests at the proxy. */
+    const reached = () => ({ describe: amp.calls.DescribeWorkspace, workspace: proxy.requests.length });
+    const text = (result: ToolResult) => result.content[0]?.text ?? "";
+
+    beforeAll(async () => {
+      proxy = await startSigV4Proxy({ target: prometheus.url, region: REGION });
+      amp = await startFakeAmp({
+        region: REGION,
+        workspaces: [
+          { workspaceId: WS, alias: "prod", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) },
+          { workspaceId: "ws-open-1", status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl("ws-open-1") },
+        ],
+      });
+    });
+
+    afterAll(async () => {
+      await Promise.all([proxy?.close(), amp?.close()]);
+    });
+
+    it("a tenant the backend refuses is refused by its name, its workspace id in any case, and its URL's variants; nothing reaches AMP", async () => {
+      // The backend's URL as the issue has it, then without its trailing slash and with its id upper-cased.
+      const handlers = [
+        withProd(AMP_URL),
+        withProd(AMP_URL.replace(/\/$/, "").replace(WS, WS.toUpperCase())),
+      ];
+      const before = reached();
+      for (const target of handlers) {
+        for (const workspace_id of ["prod", WS, "ws-PROD-1"]) {
+          for (const [name, args] of [
+            ["ExecuteQuery", { ...temperature, workspace_id }],
+            ["ListSilences", { workspace_id }],
+            ["GetServerInfo", { workspace_id }],
+          ] as const) {
+            const { result } = await rpc("dev", "tools/call", { name, arguments: args }, target);
+            const refused = result as unknown as ToolResult;
+            expect(refused.isError, `${name} ${workspace_id}: ${JSON.stringify(refused)}`).toBe(true);
+            expect(text(refused)).toMatch(
+              /: Backend prod.* is not open to tenant dev \(its allowed_tenants\); nothing was read/,
+            );
+            expect(text(refused)).not.toContain("aps-workspaces");
+          }
+        }
+        // Another region does not make it another workspace.
+        const { result } = await rpc(
+          "dev",
+          "tools/call",
+          { name: "ExecuteQuery", arguments: { ...temperature, workspace_id: WS, region: "eu-west-1" } },
+          target,
+        );
+        expect(text(result as unknown as ToolResult)).toMatch(/: Backend prod .*is not open to tenant dev/);
+      }
+      expect(amp.rejected, amp.lastRejection).toBe(0);
+      expect(reached()).toEqual(before);
+    });
+
+    it("GetAvailableWorkspaces: the backend and its workspace are allowed alike for each caller; a refused caller sees no URL of either", async () => {
+      const target = withProd(AMP_URL);
+      const listFor = async (tenant: string) =>
+        (await call(tenant, "GetAvailableWorkspaces", {}, target)).structuredContent as {
+          backends: { name: string; allowed: boolean; prometheus_url?: string }[];
+          workspaces: { workspace_id: string; allowed: boolean; prometheus_url?: string }[];
+        };
+      const dev = await listFor("dev");
+      expect(dev.backends.find((backend) => backend.name === "prod")).toMatchObject({ allowed: false });
+      expect(dev.backends.find((backend) => backend.name === "prod")).not.toHaveProperty("prometheus_url");
+      expect(dev.workspaces.find((workspace) => workspace.workspace_id === WS)).toMatchObject({
+        allowed: false,
+      });
+      expect(dev.workspaces.find((workspace) => workspace.workspace_id === WS)).not.toHaveProperty(
+        "prometheus_url",
+      );
+      expect(JSON.stringify(dev)).not.toContain(WS.replace("ws-", "workspaces/ws-"));
+
+      const ops = await listFor("ops");
+      expect(ops.backends.find((backend) => backend.name === "prod")).toMatchObject({
+        allowed: true,
+        prometheus_url: AMP_URL,
+      });
+      expect(ops.workspaces.find((workspace) => workspace.workspace_id === WS)).toMatchObject({
+        allowed: true,
+        prometheus_url: proxy.workspaceUrl(WS),
+      });
+      // A workspace no backend names keeps the deployment's rule (not on its list here), for both.
+      for (const listing of [dev, ops]) {
+        expect(listing.workspaces.find((workspace) => workspace.workspace_id === "ws-open-1")).toMatchObject({
+          allowed: false,
+        });
+      }
+    });
+
+    it("the tenant it admits reads the workspace by id through the backend (its URL, region and signing), not through DescribeWorkspace", async () => {
+      // The backend's URL is the proxy's workspace URL; ALLOWED_WORKSPACES lists the id as well.
+      const target = withProd(proxy.workspaceUrl(WS), { ALLOWED_WORKSPACES: WS });
+      const expected = text(await call("ops", "ExecuteQuery", temperature, target));
+      expect(expected).toContain('"room":"lab"');
+      const before = reached();
+      for (const workspace_id of ["prod", WS]) {
+        const result = await call("ops", "ExecuteQuery", { ...temperature, workspace_id }, target);
+        expect(result.isError, JSON.stringify(result)).toBeFalsy();
+        expect(text(result)).toBe(expected);
+      }
+      expect(reached()).toEqual({ describe: before.describe, workspace: before.workspace + 2 });
+      expect(proxy.requests.slice(-2).every((request) => request.accepted)).toBe(true);
+      const refused = await call("dev", "ExecuteQuery", { ...temperature, workspace_id: WS }, target);
+      expect(text(refused)).toMatch(
+        /: Backend prod \(workspace ws-prod-1 is its\) is not open to tenant dev/,
+      );
+      const elsewhere = await call(
+        "ops",
+        "ExecuteQuery",
+        { ...temperature, workspace_id: WS, region: "eu-west-1" },
+        withProd(AMP_URL),
+      );
+      expect(text(elsewhere)).toMatch(
+        /: Backend prod is an AMP workspace in us-east-1 \(its URL says so\): region "eu-west-1" cannot apply/,
+      );
+      expect(reached()).toEqual({ describe: before.describe, workspace: before.workspace + 2 });
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import {
   WORKSPACE_ID_FORM,
   WORKSPACE_ID_MAX_LENGTH,
   workspaceIdFromUrl,
+  workspaceKey,
 } from "../../src/prometheus/access.js";
 import { REGION_PATTERN, REGION_SYNTAX } from "../../src/prometheus/regions.js";
 import { workspaceId } from "../../tools/params.js";
@@ -93,5 +94,32 @@ describe("the workspace id and region rules (one definition each)", () => {
       region: "us-gov-west-1",
     });
     expect(parseWorkspaceEntry("arn:aws:aps:eu-west-123:123456789012:workspace/ws-a")).toBeUndefined();
+  });
+});
+
+describe("workspaceKey: one key for every spelling that could reach one workspace", () => {
+  const id = fc
+    .string({ unit: fc.constantFrom("a", "B", "0", "9", "_", "-"), minLength: 1, maxLength: 20 })
+    .map((rest) => `ws-${rest}`);
+  const cased = (text: string, flips: boolean[]) =>
+    [...text].map((char, i) => (flips[i % flips.length] ? char.toUpperCase() : char.toLowerCase())).join("");
+
+  test.prop([id, fc.array(fc.boolean(), { minLength: 1 }), fc.boolean(), fc.boolean()])(
+    "a backend URL (AMP's host or another, with or without its trailing slash, its id in any case or percent-escaped) and the id itself",
+    (workspace, flips, slash, escaped) => {
+      const written = escaped
+        ? encodeURIComponent(cased(workspace, flips)).replace("-", "%2D")
+        : cased(workspace, flips);
+      const key = workspace.toLowerCase();
+      expect(workspaceKey(cased(workspace, flips))).toBe(key);
+      for (const host of ["https://aps-workspaces.eu-west-1.amazonaws.com", "http://127.0.0.1:9090"]) {
+        expect(workspaceKey(`${host}/workspaces/${written}${slash ? "/" : ""}`)).toBe(key);
+      }
+    },
+  );
+
+  it("no key for a URL naming no workspace", () => {
+    expect(workspaceKey("https://mimir.example.com/prometheus")).toBeUndefined();
+    expect(workspaceKey("https://h/workspace/ws-a")).toBeUndefined();
   });
 });
