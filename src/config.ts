@@ -8,7 +8,7 @@ import {
   sigv4Mismatch,
   workspaceIdFromUrl,
 } from "./prometheus/access.js";
-import type { AuthMode } from "./prometheus/auth.js";
+import { type AuthMode, credentialsProblem } from "./prometheus/auth.js";
 import {
   BACKEND_KINDS,
   type BackendKind,
@@ -442,6 +442,11 @@ function upstreamAuthOf(
       "PROMETHEUS_SECRET",
       "a Secrets Manager secret ARN or ssm:/parameter in Lambda, not the credentials themselves (they would sit in the function's configuration)",
     );
+  }
+  // The value itself: checked now as it would be on the first call, never repeated.
+  const problem = credentialsProblem(prometheusAuth as "basic" | "bearer", text);
+  if (problem !== undefined) {
+    failQuietly("PROMETHEUS_SECRET", `credentials an HTTP header can carry; the value given ${problem}`);
   }
   return { prometheusAuth, prometheusSecret: { kind: "literal", value: text } };
 }

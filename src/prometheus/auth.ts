@@ -32,24 +32,54 @@ export function noTenant(): ToolError {
 }
 
 /**
- * The `Authorization` header of a basic or bearer secret. A basic secret is `user:password` or JSON
- * `{"username": …, "password": …}`; a malformed one is a clear error that never quotes it.
+ * RFC 6750's b64token, the only bearer token a header carries as it is: letters, digits and
+ * `- . _ ~ + /`, then `=` only at its end.
  */
-export function authorizationOf(mode: "basic" | "bearer", secret: string, origin: string): string {
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** RFC 7617 (by RFC 5234's CTL, %x00-1F and %x7F): neither the user-id nor the password holds one. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * What is wrong with a basic or bearer secret's value as the credentials of `mode`, in words that
+ * never quote it; undefined when it makes a valid `Authorization` header. Checked before anything is
+ * sent (and at start for a value given as the setting itself), so an HTTP client never sees a value it
+ * would refuse, and quote in its error.
+ */
+export function credentialsProblem(mode: "basic" | "bearer", secret: string): string | undefined {
   if (mode === "bearer") {
-    const token = secret.trim();
-    if (/[\s\r\n]/.test(token) || token === "") {
-      throw new ToolError(`The bearer token in the ${origin} is empty or holds whitespace.`, "misconfigured");
-    }
-    return `Bearer ${token}`;
+    return BEARER_TOKEN.test(secret.trim())
+      ? undefined
+      : "is not a bearer token: RFC 6750 allows letters, digits and - . _ ~ + / (then = at its end only), no whitespace or other character";
   }
   const pair = basicPair(secret);
-  if (pair === undefined) {
+  if (pair === undefined) return 'is neither user:password nor JSON {"username": "…", "password": "…"}';
+  if (hasControl(pair.username) || hasControl(pair.password)) {
+    return "holds a control character (RFC 7617 allows none in the user-id or the password)";
+  }
+  return undefined;
+}
+
+/**
+ * The `Authorization` header of a basic or bearer secret. A basic secret is `user:password` or JSON
+ * `{"username": …, "password": …}`, sent as UTF-8 in base64; a malformed one is a `misconfigured`
+ * error naming where it is kept (`origin`), never what it holds.
+ */
+export function authorizationOf(mode: "basic" | "bearer", secret: string, origin: string): string {
+  const problem = credentialsProblem(mode, secret);
+  if (problem !== undefined) {
     throw new ToolError(
-      `The basic-auth secret in the ${origin} is neither user:password nor JSON {"username": "…", "password": "…"}.`,
+      `The ${mode === "basic" ? "basic-auth secret" : "bearer token"} in the ${origin} ${problem}; nothing was sent. Fix the secret's value.`,
       "misconfigured",
     );
   }
+  if (mode === "bearer") return `Bearer ${secret.trim()}`;
+  const pair = basicPair(secret) as { username: string; password: string };
   return `Basic ${Buffer.from(`${pair.username}:${pair.password}`, "utf8").toString("base64")}`;
 }
 

@@ -1,5 +1,5 @@
 import { ampRegionOfUrl, workspaceIdFromUrl } from "./access.js";
-import type { AuthMode } from "./auth.js";
+import { type AuthMode, credentialsProblem } from "./auth.js";
 import { parseHeaders } from "./headers.js";
 import { type Secret, type SecretSource, secretSourceOf } from "./secrets.js";
 import { isTenant, TENANT_SET } from "./tenants.js";
@@ -229,6 +229,11 @@ function secretOf(
     throw new Error(
       `${where} "secret" as a Secrets Manager secret ARN or ssm:/parameter in Lambda, not the credentials themselves (they would sit in the function's configuration)`,
     );
+  }
+  // The value itself: checked now as it would be on the first call, never repeated.
+  const problem = credentialsProblem(auth as "basic" | "bearer", value.trim());
+  if (problem !== undefined) {
+    throw new Error(`${where} "secret" as credentials an HTTP header can carry; the value given ${problem}`);
   }
   return { kind: "literal", value: value.trim(), setting: `BACKENDS ${where} "secret"` };
 }

@@ -300,7 +300,12 @@ export class DataPlane {
     const { mode, secret } = auth;
     if ((mode === "basic" || mode === "bearer") && secret !== undefined) {
       const value = refused === undefined ? await secret.value() : await secret.refresh(refused);
-      headers.authorization = authorizationOf(mode, value, secret.origin);
+      try {
+        headers.authorization = authorizationOf(mode, value, secret.origin);
+      } catch (error) {
+        await secret.drop(value);
+        throw error;
+      }
       return { headers, secret: value };
     }
     return { headers };
@@ -363,6 +368,7 @@ async function attemptOnce<T>(
   const { timeoutMs, signal, end } = step(call.context, call.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
   const who = call.service ?? "Prometheus";
   const startedAt = performance.now();
+  let answered = false;
   try {
     if (timeoutMs <= 0)
       throw new ToolError(`${who} did not answer before the request deadline (${where}).`, "timeout");
@@ -371,6 +377,7 @@ async function attemptOnce<T>(
       // another host, and its answer would be taken as Prometheus's. aws-sigv4-fetch passes `redirect`
       // on to fetch with the signed request.
       const response = await fetcher(url, { method: "GET", headers, signal, redirect: "manual" });
+      answered = true;
       tally?.answered(response.status);
       call.context.debug?.("Prometheus answered", {
         url: withoutCredentials(url),
@@ -399,26 +406,58 @@ async function attemptOnce<T>(
       return read.ok ? read.value : interpretFailure(who, response.status, read.body, where, refusal);
     } catch (error) {
       if (error instanceof ToolError || error instanceof Retryable) throw error;
-      call.context.debug?.("Prometheus attempt failed", {
-        url: withoutCredentials(url),
-        error: abortedByDeadline(signal) ? "timeout" : signal.aborted ? "cancelled" : networkCause(error),
-        ms: Math.round((performance.now() - startedAt) * 100) / 100,
-      });
-      if (abortedByDeadline(signal)) {
-        throw new Retryable(
-          `${who} did not answer within ${timeoutMs} ms (${where}).`,
-          "timeout",
-          `no answer within ${timeoutMs} ms`,
-        );
-      }
-      if (signal.aborted) throw cancelled(who, where);
-      const cause = networkCause(error);
-      throw new Retryable(`Could not reach ${who} at ${where}: ${cause}.`, "unreachable", cause);
+      throw failedAttempt(error, { url, where, call, signal, timeoutMs, startedAt, answered });
     }
   } finally {
     end();
     call.context.report?.upstreamAttempts(1, performance.now() - startedAt);
   }
+}
+
+/** Where an attempt stood when it failed. */
+interface FailedAttempt {
+  url: string;
+  where: string;
+  call: DataPlaneCall;
+  signal: AbortSignal;
+  timeoutMs: number;
+  startedAt: number;
+  /** Whether fetch had returned a response (the failure came while reading it). */
+  answered: boolean;
+}
+
+/**
+ * What an attempt that failed other than by an answer is, logged on DEBUG by its class or code (never
+ * the HTTP client's message): a timeout or a network failure (worth another attempt), a cancellation,
+ * or a request fetch could not build (sent again, it fails again).
+ */
+function failedAttempt(error: unknown, attempt: FailedAttempt): Error {
+  const { url, where, call, signal, timeoutMs, startedAt } = attempt;
+  const who = call.service ?? "Prometheus";
+  const timedOut = abortedByDeadline(signal);
+  const unsent = !attempt.answered && unbuildable(error);
+  call.context.debug?.("Prometheus attempt failed", {
+    url: withoutCredentials(url),
+    error: timedOut
+      ? "timeout"
+      : signal.aborted
+        ? "cancelled"
+        : unsent
+          ? `not built (${failureClass(error)})`
+          : networkCause(error),
+    ms: Math.round((performance.now() - startedAt) * 100) / 100,
+  });
+  if (timedOut) {
+    return new Retryable(
+      `${who} did not answer within ${timeoutMs} ms (${where}).`,
+      "timeout",
+      `no answer within ${timeoutMs} ms`,
+    );
+  }
+  if (signal.aborted) return cancelled(who, where);
+  if (unsent) return notBuilt(who, where, error);
+  const cause = networkCause(error);
+  return new Retryable(`Could not reach ${who} at ${where}: ${cause}.`, "unreachable", cause);
 }
 
 interface PrometheusEnvelope {
@@ -533,21 +572,76 @@ function redirected(who: Service, response: Response, url: string, where: string
   );
 }
 
-/** Why a request could not be made, without any credentials a URL in the underlying message carried. */
-function networkCause(error: unknown): string {
-  return redactCredentials(rawNetworkCause(error));
-}
+/** Node's and undici's error codes (ECONNREFUSED, UND_ERR_SOCKET…): identifiers, never a request's text. */
+const ERROR_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
+/** An error's class (TypeError, SocketError…). */
+const ERROR_NAME = /^[A-Za-z]{1,64}$/;
+/** Codes of a request that cannot be made from what it was given (its URL, a header), on any attempt. */
+const UNBUILDABLE_CODES = new Set([
+  "ERR_INVALID_URL",
+  "ERR_INVALID_CHAR",
+  "ERR_INVALID_HTTP_TOKEN",
+  "ERR_HTTP_INVALID_HEADER_VALUE",
+]);
+/** undici's words, compared and never passed on, for a port fetch never connects to (6000, 6667…). */
+const BAD_PORT = "bad port";
 
-function rawNetworkCause(error: unknown): string {
-  const cause =
-    error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  const code = typeof cause?.code === "string" ? cause.code : undefined;
+/**
+ * Why a request could not be made, in words of our own: a known code described, another code as it
+ * is, else the error's class. Never the HTTP client's message: it quotes what it refused (a header's
+ * whole value: the bearer token in it), or a URL's user:password@.
+ */
+function networkCause(error: unknown): string {
+  const code = errorCode(error);
   if (code === "ECONNREFUSED") return "connection refused (ECONNREFUSED)";
   if (code === "ENOTFOUND") return "host not found (ENOTFOUND)";
   if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return `connection reset (${code})`;
-  if (code) return code;
-  if (typeof cause?.message === "string") return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  if (code !== undefined) return code;
+  if (causeOf(error)?.message === BAD_PORT) return "a port fetch does not connect to (bad port)";
+  return `a network error (${errorClass(error)})`;
+}
+
+/** The error's code, else its class: what a failure is said by when its message cannot be. */
+function failureClass(error: unknown): string {
+  return errorCode(error) ?? errorClass(error);
+}
+
+/** The class of the error's cause, else of the error: `TypeError`, `SocketError`… */
+function errorClass(error: unknown): string {
+  const named = causeOf(error) ?? error;
+  return named instanceof Error && ERROR_NAME.test(named.name) ? named.name : "Error";
+}
+
+function causeOf(error: unknown): { code?: unknown; message?: unknown; name?: unknown } | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return typeof cause === "object" && cause !== null ? cause : undefined;
+}
+
+/** The error's code, or its cause's (fetch's TypeError carries the network's in its cause). */
+function errorCode(error: unknown): string | undefined {
+  for (const candidate of [causeOf(error), error]) {
+    const code = (candidate as { code?: unknown } | undefined)?.code;
+    if (typeof code === "string" && ERROR_CODE.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * True when fetch refused to build the request: a header or URL it cannot carry (its TypeError without
+ * a network cause, or an invalid-URL or -header code). Sent again, it fails again: no retry.
+ */
+function unbuildable(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code !== undefined) return UNBUILDABLE_CODES.has(code);
+  return error instanceof TypeError && error.cause === undefined;
+}
+
+/** A request fetch refused to build, said by its class or code only (its message quotes the value). */
+function notBuilt(who: Service, where: string, error: unknown): ToolError {
+  return new ToolError(
+    `The request to ${who} (${where}) could not be made: a header or its URL holds what HTTP cannot carry (${failureClass(error)}); nothing was sent. Check the server's URL and the headers configured for it.`,
+    "misconfigured",
+  );
 }
 
 function cancelled(who: Service, where: string): ToolError {

@@ -81,6 +81,16 @@ export class Secret {
     return this.current;
   }
 
+  /**
+   * Lets go of `value`, one the upstream could never take (a malformed token): like a failed read, it
+   * is not kept, and the next call reads the secret again (it may have been fixed since).
+   */
+  async drop(value: string): Promise<void> {
+    const held = this.current;
+    if (held === undefined || !this.rereadable) return;
+    if ((await held.catch(() => undefined)) === value && this.current === held) this.current = undefined;
+  }
+
   /** Reads it again unless another caller already has since `refused` was handed out. */
   async refresh(refused: string): Promise<string> {
     const held = await this.value().catch(() => undefined);

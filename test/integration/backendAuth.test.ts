@@ -200,6 +200,71 @@ describe.skipIf(!prometheusAvailable())(
         /could not be read from the Secrets Manager secret arn:.*nothing-here-XyZ123 \(ResourceNotFoundException/,
       );
     });
+
+    // Issue 36, finding 4: fetch refuses such a header with a TypeError quoting its whole value, which
+    // was retried as "unreachable" and became the tool error and the DEBUG line.
+    it("credentials no header can carry (a NUL, a non-Latin-1 character, a control character) are a misconfiguration naming the secret: never sent, retried or quoted; once fixed, read again", async () => {
+      const output = captureOutput();
+      const badArn = `arn:aws:secretsmanager:${REGION}:123456789012:secret:prometheus-bad-token-XyZ789`;
+      const badParameter = "/team-a/prometheus/bad-basic";
+      const cases = [
+        {
+          auth: "bearer",
+          source: badArn,
+          value: `${TOKEN}\u0000x`,
+          origin: `Secrets Manager secret ${badArn}`,
+        },
+        {
+          auth: "bearer",
+          source: badArn,
+          value: `${TOKEN}\u20ac`,
+          origin: `Secrets Manager secret ${badArn}`,
+        },
+        {
+          auth: "basic",
+          source: `ssm:${badParameter}`,
+          value: JSON.stringify({ username: USER, password: `${PASSWORD}\u0007` }),
+          origin: `SSM parameter ${badParameter}`,
+        },
+      ];
+      for (const { auth, source, value, origin } of cases) {
+        secrets.set(source.replace(/^ssm:/, ""), value);
+        const proxy = auth === "bearer" ? bearer : basic;
+        const handler = plain(proxy.url, {
+          PROMETHEUS_AUTH: auth,
+          PROMETHEUS_SECRET: source,
+          ...(auth === "basic" ? { PROMETHEUS_HEADERS: "X-Scope-OrgID: team-a" } : {}),
+        });
+        const sent = proxy.seen.length;
+        const result = await query(handler);
+        expect(result.isError).toBe(true);
+        const said = result.content[0]?.text ?? "";
+        const what = auth === "bearer" ? "bearer token" : "basic-auth secret";
+        expect(
+          said.startsWith(`Error executing tool ExecuteQuery: The ${what} in the ${origin} `),
+          said,
+        ).toBe(true);
+        expect(said).toMatch(/; nothing was sent\. Fix the secret's value\.$/);
+        expect(said).not.toMatch(/Could not reach|attempts/);
+        expect(proxy.seen.length).toBe(sent);
+        for (const secret of SECRETS) expect(said).not.toContain(secret);
+      }
+      expectedToken = TOKEN;
+      const log = output.lines();
+      // DEBUG was on (the calls' own lines are there), and no attempt was made, so none failed.
+      expect(log.some((line) => line.level === "DEBUG")).toBe(true);
+      expect(log.filter((line) => line.message === "Prometheus attempt failed")).toEqual([]);
+      for (const secret of SECRETS) expect(output.text()).not.toContain(secret);
+
+      // Fixed in Secrets Manager: the same container reads it again and is let in.
+      const handler = plain(bearer.url, { PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: badArn });
+      expect((await query(handler)).isError).toBe(true);
+      const reads = secrets.reads(badArn);
+      secrets.set(badArn, TOKEN);
+      const fixed = await query(handler);
+      expect(fixed.isError, JSON.stringify(fixed)).toBeFalsy();
+      expect(secrets.reads(badArn) - reads).toBe(1);
+    });
   },
 );
 
@@ -444,6 +509,35 @@ describe("PROMETHEUS_AUTH, PROMETHEUS_SECRET, PROMETHEUS_HEADERS: configuration"
     const warnings = configWarnings(config, {});
     expect(warnings.join("\n")).toMatch(/PROMETHEUS_SECRET holds the credentials themselves/);
     expect(warnings.join("\n")).not.toContain(TOKEN);
+  });
+
+  it("credentials given as the value itself that no header can carry are refused at start, naming the setting, never the value", () => {
+    const cases: [string, string, RegExp][] = [
+      ["bearer", `${TOKEN}\u0000x`, /is not a bearer token: RFC 6750/],
+      ["bearer", `${TOKEN}\u20ac`, /is not a bearer token: RFC 6750/],
+      ["bearer", `${TOKEN} ${ROTATED}`, /is not a bearer token: RFC 6750/],
+      ["basic", `${USER}:${PASSWORD}\u0007`, /holds a control character \(RFC 7617/],
+      ["basic", PASSWORD, /is neither user:password nor JSON/],
+    ];
+    for (const [auth, value, problem] of cases) {
+      const message = refusal({ PROMETHEUS_AUTH: auth, PROMETHEUS_SECRET: value });
+      expect(message).toMatch(
+        /^Invalid configuration: PROMETHEUS_SECRET \(expected credentials an HTTP header can carry; the value given /,
+      );
+      expect(message).toMatch(problem);
+      for (const secret of SECRETS) expect(message).not.toContain(secret);
+      const backend = refusal({
+        PROMETHEUS_URL: "",
+        BACKENDS: JSON.stringify({ a: { url: "http://p", auth, secret: value } }),
+      });
+      expect(backend).toMatch(
+        /backend "a" "secret" as credentials an HTTP header can carry; the value given /,
+      );
+      for (const secret of SECRETS) expect(backend).not.toContain(secret);
+    }
+    // RFC 6750's whole b64token is a token: `=` at its end only.
+    expect(refusal({ PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: "aZ09-._~+/==" })).toBe("accepted");
+    expect(refusal({ PROMETHEUS_AUTH: "bearer", PROMETHEUS_SECRET: "a=b" })).toMatch(/is not a bearer token/);
   });
 
   it("headers as lines or JSON; credentials, our own headers and malformed ones refused by name", () => {

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
+import { startRequest } from "../../src/context.js";
 import { Credentials } from "../../src/prometheus/credentials.js";
 import { DataPlane, MAX_CACHED_SIGNERS } from "../../src/prometheus/dataPlane.js";
 import { PARTITIONS } from "../../src/prometheus/regions.js";
@@ -10,6 +11,7 @@ import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { wholeAnswer } from "../helpers/wholeAnswer.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
+import { TEST_TOKEN } from "../support/testSecrets.js";
 
 const VECTOR = { resultType: "vector", result: [{ metric: { job: "x" }, value: [1700000000, "1"] }] };
 
@@ -170,6 +172,44 @@ describe("data-plane faults", () => {
     expect(error.message).toBe(
       `Could not reach Prometheus at ${url}/api/v1/query: connection refused (ECONNREFUSED). Gave up after 3 attempts.`,
     );
+  });
+
+  // Issue 36, finding 4: fetch's TypeError quotes the whole header value it refuses; that text was
+  // retried as "unreachable" and became the tool error and the DEBUG line.
+  it("a request fetch cannot build (a header value it refuses) is said by its class, never fetch's message: one attempt, nothing sent", async () => {
+    const server = await startFaultServer([{ status: 200, body: successBody(VECTOR) }]);
+    const debug: Record<string, unknown>[] = [];
+    try {
+      const context = startRequest({
+        timeoutMs: 5_000,
+        debug: (message, fields) => debug.push({ message, ...fields }),
+      });
+      const plane = new DataPlane(new Credentials(), {
+        mode: "none",
+        headers: { "x-gateway-key": `${TEST_TOKEN}\u0000` },
+      });
+      const error = await plane
+        .get(
+          `${server.url}/api/v1`,
+          "/query",
+          { query: "up" },
+          { region: "us-east-1", profile: undefined, context },
+          wholeAnswer,
+        )
+        .catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ToolError);
+      expect((error as ToolError).kind).toBe("misconfigured");
+      expect((error as ToolError).message).toBe(
+        `The request to Prometheus (${server.url}/api/v1/query) could not be made: a header or its URL holds what HTTP cannot carry (TypeError); nothing was sent. Check the server's URL and the headers configured for it.`,
+      );
+      expect(server.requests).toHaveLength(0);
+      expect(debug.map(({ message, error }) => [message, error])).toEqual([
+        ["Prometheus attempt failed", "not built (TypeError)"],
+      ]);
+      expect(JSON.stringify(debug)).not.toContain(TEST_TOKEN);
+    } finally {
+      await server.close();
+    }
   });
 
   it("rejects a 200 that is not a Prometheus success envelope", async () => {
