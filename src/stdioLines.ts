@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { classify, hasUnreadableId } from "./protocol/jsonrpc.js";
 import { cutText } from "./text.js";
 
 /** The longest line (newline excluded) read from stdin: the SDK's own read-buffer limit. */
@@ -120,7 +121,8 @@ type Parsed =
 /**
  * One line as JSON-RPC. Not JSON: `-32700 Parse error`. JSON but not a JSON-RPC message the SDK
  * accepts: `-32600 Invalid Request`, under the line's id when it has a method and a usable id (so the
- * client's request is answered), else id null as the JSON-RPC spec says.
+ * client's request is answered), else id null as the JSON-RPC spec says. A message whose id cannot be
+ * read exactly (a number past 2^53 - 1) gets HTTP's answer to it, word for word.
  */
 export function parseLine(text: string): Parsed {
   let value: unknown;
@@ -133,12 +135,18 @@ export function parseLine(text: string): Parsed {
       reason: "not JSON",
     };
   }
+  // An id past 2^53 - 1 has been rounded by JSON.parse: answered as HTTP answers the same message
+  // (classify: -32600, id null), never under the rounded id another request may carry.
+  const classified = hasUnreadableId(value) ? classify(value) : undefined;
+  if (classified?.kind === "invalid") {
+    return { error: classified.reply.error, id: null, reason: "not JSON-RPC" };
+  }
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data };
   let id: string | number | null = null;
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const { id: given, method } = value as { id?: unknown; method?: unknown };
-    if (typeof method === "string" && (typeof given === "string" || Number.isInteger(given)))
+    if (typeof method === "string" && (typeof given === "string" || Number.isSafeInteger(given)))
       id = given as string | number;
   }
   return {

@@ -72,6 +72,15 @@ function isValidId(id: unknown): id is RequestId {
   return typeof id === "string" || Number.isSafeInteger(id);
 }
 
+/**
+ * True for a message whose id no transport can echo exactly: present, not null, and neither a string
+ * nor a safe integer (a number past 2^53 - 1 is already rounded). classify answers it -32600 with id
+ * null; the stdio transport hands such a line to classify to answer it the same way.
+ */
+export function hasUnreadableId(value: unknown): boolean {
+  return isPlainObject(value) && Object.hasOwn(value, "id") && value.id !== null && !isValidId(value.id);
+}
+
 function describeId(id: unknown): string {
   if (id === null) return "null";
   if (typeof id === "number") {

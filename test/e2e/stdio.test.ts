@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { startAuthProxy } from "../support/authProxy.js";
 import { runOk } from "../support/childProcess.js";
@@ -393,6 +394,34 @@ describe("stdio entry: bad input is answered, logged in one short line, and the 
       ["not JSON-RPC", 59, -32600],
     ]);
     expect(run.stderr).not.toMatch(STACK_TRACE);
+  });
+
+  // Issue 36, finding 12: these two ids read as one (JSON.parse rounds both to 2^53), and both
+  // pings were answered under it. HTTP answers each -32600 with id null; stdio now gives the same.
+  it("answers ids past 2^53 - 1 word for word as HTTP answers the same lines, never two replies under one rounded id", async () => {
+    const unreadable = [
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":-9007199254740993,"result":{}}',
+    ];
+    const http = makeHandler(settings);
+    const overHttp: unknown[] = [];
+    for (const body of unreadable) {
+      const answer = await callHttp(http, { method: "POST", path: "/mcp", headers: JSON_HEADERS, body });
+      expect(answer.statusCode).toBe(400);
+      overHttp.push(JSON.parse(answer.body));
+    }
+    expect(overHttp[0]).toMatchObject({ id: null, error: { code: -32600 } });
+
+    const session = startSession(settings);
+    await session.write(lines(INITIALIZE, INITIALIZED));
+    expect((await session.reply(1)).result).toBeDefined();
+    await session.write(`${unreadable.join("\n")}\n`);
+    await session.write(lines({ jsonrpc: "2.0", id: 5, method: "ping" }));
+    expect(await session.reply(5)).toStrictEqual({ jsonrpc: "2.0", id: 5, result: {} });
+    const run = await session.end();
+    expect(run.code, run.stderr).toBe(0);
+    expect(session.replies.slice(1)).toStrictEqual([...overHttp, { jsonrpc: "2.0", id: 5, result: {} }]);
   });
 });
 

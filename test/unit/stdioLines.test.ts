@@ -106,6 +106,36 @@ describe("parseLine", () => {
     expect(parseLine('{"jsonrpc":"2.0","id":3}')).toMatchObject({ error: { code: -32600 }, id: null });
   });
 
+  // Issue 36, finding 12: JSON.parse rounds an id past 2^53 - 1 (…993 reads as …992), and the line
+  // was served under the rounded id: two requests, two replies with one id. HTTP refuses it.
+  const UNREADABLE_ID =
+    'Invalid Request: "id" must be a string or an integer, not a number beyond 9007199254740991 (2^53 - 1) in magnitude, which cannot be read exactly: send such an id as a string';
+
+  test.prop([
+    fc.bigInt({ min: 2n ** 53n, max: 2n ** 70n }),
+    fc.boolean(),
+    fc.constantFrom('"method":"ping"', '"method":"tools/list","params":{}', '"result":{}'),
+  ])(
+    "answers an id past 2^53 - 1 as HTTP does: -32600 with id null, never under the rounded id",
+    (magnitude, negative, rest) => {
+      const line = `{"jsonrpc":"2.0","id":${negative ? "-" : ""}${magnitude},${rest}}`;
+      expect(parseLine(line)).toStrictEqual({
+        error: { code: -32600, message: UNREADABLE_ID },
+        id: null,
+        reason: "not JSON-RPC",
+      });
+    },
+  );
+
+  test.prop([fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })])(
+    "passes a request with a safe integer id on, its id exact",
+    (id) => {
+      expect(parseLine(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`)).toStrictEqual({
+        message: { jsonrpc: "2.0", id, method: "ping" },
+      });
+    },
+  );
+
   it("passes a JSON-RPC message on", () => {
     expect(parseLine(' {"jsonrpc":"2.0","id":1,"method":"ping"} ')).toStrictEqual({
       message: { jsonrpc: "2.0", id: 1, method: "ping" },
