@@ -262,8 +262,8 @@ const jsonrpcVersion = fc.oneof(
 /** The Python server's five tools (the ones served under PYTHON_COMPAT). */
 const TOOL_NAMES = catalog.groups.core;
 
-/** The other tools: discovery and alerting (lists of labels, series, metadata, alerts, rules, silences). */
-const MORE_TOOL_NAMES = [...catalog.groups.discovery, ...catalog.groups.alerting];
+/** The other tools: discovery, alerting (lists of labels, series, metadata, alerts, rules, silences) and charts. */
+const MORE_TOOL_NAMES = [...catalog.groups.discovery, ...catalog.groups.alerting, ...catalog.groups.charts];
 
 const promql = fc.oneof(
   {
@@ -1651,34 +1651,67 @@ const arbitraryEvent: fc.Arbitrary<FuzzEvent> = fc
   )
   .map(([event, remaining]) => ({ shape: "arbitrary" as const, event, remainingMs: remaining, mutated: [] }));
 
+/** A tools/call's name and arguments, before they are a message. */
+interface ToolCall {
+  name: unknown;
+  arguments: unknown;
+}
+
+/** Any tool, its arguments mostly valid. */
+const anyToolCall: fc.Arbitrary<ToolCall> = fc.record({
+  name: fc.oneof(
+    { weight: 1, arbitrary: fc.constantFrom(...TOOL_NAMES) },
+    { weight: 1, arbitrary: fc.constantFrom(...MORE_TOOL_NAMES) },
+  ),
+  arguments: fc.oneof(
+    { weight: 31, arbitrary: validArguments },
+    { weight: 8, arbitrary: toolArguments },
+    // A query naming what the stand-in Prometheus does (test/fuzz/upstream.ts, hostileUpstream.ts):
+    // `hang` is an answer that never ends, the rest cheap (not the retried `drop` and `boom`).
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        query: fc.constantFrom("hang", "junk", "wide", "slow").map((word) => `${word}_metric`),
+      }),
+    },
+  ),
+});
+
+/**
+ * A range query drawn or listed: what a chart reads (the hostile upstream's `legend` answer, the one
+ * at the chart's point cap now and then: tens of MB each, and answers chosen by the URL's hash, with
+ * timestamps no Date holds among them).
+ */
+const rangeToolCall: fc.Arbitrary<ToolCall> = fc.record({
+  name: fc.constantFrom("PlotRangeQuery", "PlotRangeQuery", "ExecuteRangeQuery"),
+  arguments: fc.record(
+    {
+      query: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom("up", "rate(up[5m])", "legend_metric") },
+        { weight: 1, arbitrary: fc.constant("chart_metric") },
+      ),
+      start: validTime,
+      end: validTime,
+      step: fc.constantFrom("15s", "60"),
+      title: fc.oneof(fc.constant(undefined), long("T", 100, 200)),
+    },
+    { requiredKeys: ["query", "start", "end", "step"] },
+  ),
+});
+
 /** A well-formed tools/call of any tool, its arguments mostly valid: what reaches Prometheus. */
 const toolCallMessage: fc.Arbitrary<Members> = fc
   .record({
-    name: fc.oneof(
-      { weight: 1, arbitrary: fc.constantFrom(...TOOL_NAMES) },
-      { weight: 1, arbitrary: fc.constantFrom(...MORE_TOOL_NAMES) },
-    ),
-    arguments: fc.oneof(
-      { weight: 31, arbitrary: validArguments },
-      { weight: 8, arbitrary: toolArguments },
-      // A query naming what the stand-in Prometheus does (test/fuzz/upstream.ts, hostileUpstream.ts):
-      // `hang` is an answer that never ends, the rest cheap (not the retried `drop` and `boom`).
-      {
-        weight: 4,
-        arbitrary: fc.record({
-          query: fc.constantFrom("hang", "junk", "wide", "slow").map((word) => `${word}_metric`),
-        }),
-      },
-    ),
+    call: fc.oneof({ weight: 5, arbitrary: anyToolCall }, { weight: 1, arbitrary: rangeToolCall }),
     id: fc.oneof(fc.integer({ min: 1, max: 1_000 }), text(8)),
   })
   .map(
-    ({ name, arguments: args, id }) =>
+    ({ call, id }) =>
       new Members([
         ["jsonrpc", "2.0"],
         ["id", id],
         ["method", "tools/call"],
-        ["params", { name, arguments: args }],
+        ["params", { name: call.name, arguments: call.arguments }],
       ]),
   );
 

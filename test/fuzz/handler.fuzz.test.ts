@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Handler, makeHandler } from "../helpers/handler.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
 import { refusedUrl } from "../support/net.js";
 import { type FuzzConfig, formatReport, fuzz } from "./harness.js";
+import { ODD_SECRET_MARKER } from "./oracle.js";
 import { type FuzzUpstream, startFuzzUpstream } from "./upstream.js";
 
 /**
@@ -14,7 +16,12 @@ import { type FuzzUpstream, startFuzzUpstream } from "./upstream.js";
  * answers nested thousands deep, label sets of thousands of labels and values of 200 KB, answers cut
  * short (cleanly or by a dropped connection), and answers that never end (a slow drip, a complete answer
  * never closed, an endless flood); every tool call must still be answered in time, without a fault.
- * The other configurations reach it too, as the workspace `ws-fuzz-hostile`.
+ * The other configurations reach it too, as the workspace `ws-fuzz-hostile`. It also sends answers at
+ * PlotRangeQuery's point cap, legends of 100,000-character labels and timestamps no Date holds.
+ *
+ * The last three configurations read a bearer token from Secrets Manager (its SigV4-checking fake)
+ * holding a byte an HTTP header cannot carry, or one RFC 6750 does not allow: no answer and no log line
+ * may carry it (oracle: ODD_SECRET_MARKER), and no call may fault.
  *
  * `npm test` runs FUZZ_RUNS=20000 cases, about 24,000 events (fixed seeds, printed); `npm run fuzz`
  * runs 100,000 cases.
@@ -38,13 +45,49 @@ interface Dependencies {
   upstream: FuzzUpstream;
   dynalite: Dynalite;
   refused: string;
+  secrets: FakeSecrets;
 }
 
 const LOGS = { LOG_LEVEL: "INFO", AWS_REGION: REGION };
 
+/**
+ * Tokens no `Authorization` header may carry as they are: a NUL, a character beyond Latin-1 (fetch
+ * refuses both, quoting the header), and a Latin-1 letter fetch sends but RFC 6750 does not allow.
+ * Each begins with the marker the oracle looks for.
+ */
+const ODD_SECRETS = {
+  nul: `${ODD_SECRET_MARKER}-a1\u0000b2`,
+  "beyond-latin1": `${ODD_SECRET_MARKER}-c3\u20acd4`,
+  latin1: `${ODD_SECRET_MARKER}-e5\u00e9f6`,
+} as const;
+
+function oddSecretPlan(kind: keyof typeof ODD_SECRETS, share: number): Planned {
+  return {
+    share,
+    config: ({ upstream, secrets }) => {
+      const arn = `arn:aws:secretsmanager:${REGION}:123456789012:secret:fuzz-odd-${kind}-AbCdEf`;
+      secrets.set(arn, ODD_SECRETS[kind]);
+      return {
+        name: `odd-secret-${kind}`,
+        pythonCompat: false,
+        sessions: "optional",
+        toolCallShare: 0.5,
+        env: {
+          ...LOGS,
+          PROMETHEUS_URL: upstream.prometheusUrl,
+          PROMETHEUS_AUTH: "bearer",
+          PROMETHEUS_SECRET: arn,
+          ALERTMANAGER_URL: `${upstream.hostile.url}/alertmanager`,
+          AMP_ENDPOINT: upstream.ampUrl,
+        },
+      };
+    },
+  };
+}
+
 const PLANS: Planned[] = [
   {
-    share: 0.375,
+    share: 0.345,
     config: ({ upstream }) => ({
       name: "default",
       pythonCompat: false,
@@ -102,6 +145,9 @@ const PLANS: Planned[] = [
       },
     }),
   },
+  oddSecretPlan("nul", 0.01),
+  oddSecretPlan("beyond-latin1", 0.01),
+  oddSecretPlan("latin1", 0.01),
 ];
 
 /** Per case, at most: most take a few ms; a few wait on timeouts and retries. */
@@ -110,15 +156,23 @@ const MS_PER_CASE_BUDGET = 40;
 describe("fuzz: the whole handler", () => {
   let dependencies: Dependencies;
 
+  const savedSecretsEndpoint = process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+
   beforeAll(async () => {
     const upstream = await startFuzzUpstream(REGION);
     const dynalite = await startDynalite();
-    dependencies = { upstream, dynalite, refused: await refusedUrl() };
+    const secrets = await startFakeSecrets(REGION);
+    // The SDK's own setting: the function's Secrets Manager client reads the fake.
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.url;
+    dependencies = { upstream, dynalite, refused: await refusedUrl(), secrets };
   });
 
   afterAll(async () => {
+    if (savedSecretsEndpoint === undefined) delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+    else process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = savedSecretsEndpoint;
     await dependencies?.upstream.close();
     await dependencies?.dynalite.close();
+    await dependencies?.secrets.close();
   });
 
   PLANS.forEach((plan, index) => {

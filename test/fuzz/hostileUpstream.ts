@@ -17,6 +17,8 @@ import { closeServer, listenLoopback } from "../support/net.js";
  * | `boom` | 503 whose error body is nested thousands deep (retried by the tools) |
  * | `bad` | 400 `bad_data` with a 100 KB message |
  * | `slow` | a normal answer after 150 ms |
+ * | `chart` | a range query's answer at the chart's point cap: 181 series × 11,000 points (other shapes: normal) |
+ * | `legend` | a range query's answer of ten series told apart by 100,000-character labels (as `label_join` makes) |
  *
  * Any other request: by a hash of its URL (method, path and query), one of HOSTILE_ANSWERS. A URL asked
  * again gets the same answer, except one without a query string (alerts, rules, silences), which takes
@@ -48,6 +50,7 @@ export const HOSTILE_ANSWERS = [
   "truncated",
   "truncated",
   "huge-error",
+  "odd-times",
 ] as const;
 /** The answers a query's words choose (see the table above). */
 const NEVER_ENDING = ["drip", "never-closed", "flood"] as const;
@@ -57,7 +60,9 @@ export type HostileAnswer =
   | "truncated-abrupt"
   | "deep-error-503"
   | "bad"
-  | "slow";
+  | "slow"
+  | "chart-sized"
+  | "long-legend";
 
 export interface HostileUpstream {
   /** The hostile server's base URL (use as PROMETHEUS_URL, and with `/alertmanager` as ALERTMANAGER_URL). */
@@ -81,6 +86,17 @@ const LONG_VALUE = 200_000;
 const DRIP_MS = 50;
 /** One write of a flood: elements, written as fast as the client reads. */
 const FLOOD_CHUNK_ELEMENTS = 2_000;
+/** A `chart-sized` answer: PlotRangeQuery's point cap (src/charts/chartAnswer.ts MAX_CHART_POINTS) nearly reached. */
+const CHART_SERIES = 181;
+const CHART_POINTS = 11_000;
+/** A `long-legend` answer: ten series whose one differing label is this long. */
+const LEGEND_SERIES = 10;
+const LEGEND_LABEL = 100_000;
+/**
+ * Timestamps no Date can hold (beyond ±8.64e15 ms), or that JSON.parse reads as Infinity, beside an
+ * ordinary one: an `odd-times` answer's samples.
+ */
+const ODD_TIMES = ["1e300", "-9e15", "1e400", "1700000000"] as const;
 
 const NOW = 1_700_000_000;
 
@@ -146,6 +162,8 @@ function choose(request: IncomingMessage, form: URLSearchParams, seen: Map<strin
   if (query.includes("boom")) return "deep-error-503";
   if (query.includes("bad")) return "bad";
   if (query.includes("slow")) return "slow";
+  if (query.includes("chart")) return "chart-sized";
+  if (query.includes("legend")) return "long-legend";
   const turn = url.search === "" && form.toString() === "" ? turnOf() : 0;
   return HOSTILE_ANSWERS[(hash(key) + turn) % HOSTILE_ANSWERS.length] as HostileAnswer;
 }
@@ -315,6 +333,47 @@ function longValues(salt: number): Record<string, string> {
   return labels;
 }
 
+/** A vector's or matrix's samples at ODD_TIMES (another shape: its normal answer, which has no times). */
+function oddTimesBody(shape: Shape): string {
+  if (shape === "vector") {
+    const result = ODD_TIMES.map(
+      (time, i) => `{"metric":{"__name__":"up","instance":"odd-${i}"},"value":[${time},"1"]}`,
+    );
+    return `{"status":"success","data":{"resultType":"vector","result":[${result.join(",")}]}}`;
+  }
+  if (shape === "matrix") {
+    const values = ODD_TIMES.map((time, i) => `[${time},"${i}"]`).join(",");
+    return `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"up","instance":"odd"},"values":[${values}]}]}}`;
+  }
+  return answerBody(shape, 3, {});
+}
+
+/** Built once (tens of MB): every `chart-sized` answer is the same. */
+let chartSized: string | undefined;
+function chartSizedBody(): string {
+  if (chartSized === undefined) {
+    const series: string[] = [];
+    for (let s = 0; s < CHART_SERIES; s++) {
+      const values: string[] = [];
+      for (let p = 0; p < CHART_POINTS; p++) values.push(`[${NOW + p * 15},"${(s * 7 + p) % 97}"]`);
+      series.push(
+        `{"metric":{"__name__":"wide_seconds","pod":"pod-${s}","job":"api"},"values":[${values.join(",")}]}`,
+      );
+    }
+    chartSized = `{"status":"success","data":{"resultType":"matrix","result":[${series.join(",")}]}}`;
+  }
+  return chartSized;
+}
+
+function longLegendBody(salt: number): string {
+  const series = Array.from({ length: LEGEND_SERIES }, (_, s) => {
+    const joined = `${s}-${salt}-`.padEnd(LEGEND_LABEL, s % 2 === 0 ? "x" : "é");
+    const values = Array.from({ length: 300 }, (_, p) => `[${NOW + p * 15},"${(s + p) % 11}"]`);
+    return `{"metric":{"__name__":"up","joined":${JSON.stringify(joined)}},"values":[${values.join(",")}]}`;
+  });
+  return `{"status":"success","data":{"resultType":"matrix","result":[${series.join(",")}]}}`;
+}
+
 function send(
   response: ServerResponse,
   status: number,
@@ -376,6 +435,12 @@ function wholeAnswer(kind: HostileAnswer, shape: Shape, salt: number): Whole | u
       const body = answerBody(shape, 40, {});
       return { status: 200, body: body.slice(0, 1 + (salt % (body.length - 1))) };
     }
+    case "odd-times":
+      return { status: 200, body: oddTimesBody(shape) };
+    case "chart-sized":
+      return { status: 200, body: shape === "matrix" ? chartSizedBody() : answerBody(shape, 3, {}) };
+    case "long-legend":
+      return { status: 200, body: shape === "matrix" ? longLegendBody(salt) : answerBody(shape, 3, {}) };
     default:
       return undefined;
   }
