@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { isCutValue } from "../src/monitoredText.js";
 import { type LabelMatcher, matchesAny, parseSelectors, SelectorError } from "../src/promql/matchers.js";
 import { type AlertEntry, AlertTally, alertEntry, compareAlerts } from "../src/results/alerts.js";
 import { ListCollector } from "../src/results/entryList.js";
@@ -58,7 +59,7 @@ export const ListAlerts = defineTool({
           orderWords: "firing first, then newest first",
           tally: (entry) => tally.add(entry),
           nextStep: () =>
-            `They are: ${tally.words(ALERTNAMES_NAMED)}. Narrow with match (e.g. {alertname="${tally.byAlertname()[0]?.alertname ?? "HighErrorRate"}"}) or state.`,
+            `They are: ${tally.words(ALERTNAMES_NAMED)}. Narrow with match (e.g. {alertname="${exampleAlertname(tally)}"}) or state.`,
           emptyHint: emptyHint(state, selectors.length > 0, serves(call, "ListRules")),
         },
         { budget: call.budget, limit },
@@ -67,6 +68,11 @@ export const ListAlerts = defineTool({
     return expectList(list, "alert list");
   },
 });
+
+/** The alertname of the most alerts, for a match to copy; never one that was cut (it would match nothing). */
+function exampleAlertname(tally: AlertTally): string {
+  return tally.byAlertname().find(({ alertname }) => !isCutValue(alertname))?.alertname ?? "HighErrorRate";
+}
 
 /** The `match` selectors, a leading bare name meaning `alertname`; a bad one is the caller's error. */
 async function alertSelectors(match: readonly string[] | undefined): Promise<LabelMatcher[][]> {

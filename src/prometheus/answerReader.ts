@@ -1,5 +1,6 @@
 import { ToolError } from "../errors.js";
 import { MalformedJsonError } from "../json.js";
+import { boundElement, boundStrings, MAX_VALUE_CHARS } from "../monitoredText.js";
 import {
   AnswerFormatError,
   AnswerLimitError,
@@ -36,6 +37,9 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * that is not a success envelope comes back as text, for the caller to report. `answer` names the
  * answer in messages ("Prometheus's answer at <URL>"). `onRead`, when given, hears after each chunk
  * how many bytes and elements have been read (the caller's progress).
+ *
+ * The sink sees the answer with every string bounded (src/monitoredText.ts): an element whose longest
+ * string is over MAX_VALUE_CHARS as written is handed over bounded, and so is `data`'s skeleton.
  */
 export async function readAnswer<T>(
   response: Response,
@@ -49,15 +53,11 @@ export async function readAnswer<T>(
     await response.body?.cancel();
     throw tooLarge(answer, maxAnswerBytes, `${formatBytes(declared)} declared`);
   }
-  // Elements are counted only for a caller told of the reading (`onRead`): the usual path stays as it was.
   let elements = 0;
-  const element =
-    onRead === undefined
-      ? (bytes: Uint8Array) => sink.element(bytes)
-      : (bytes: Uint8Array) => {
-          elements += 1;
-          sink.element(bytes);
-        };
+  const element = (bytes: Uint8Array, longestString: number) => {
+    elements += 1;
+    sink.element(longestString > MAX_VALUE_CHARS ? boundElement(bytes) : bytes);
+  };
   const scanner = new AnswerScanner(element, sink.format);
   const reader = response.body?.getReader();
   // The start of the body, kept while it is small: what a 200 that is not JSON at all (a proxy's login
@@ -78,9 +78,11 @@ export async function readAnswer<T>(
     }
     const envelope = scanner.end();
     if (sink.format?.bare === true && Array.isArray(envelope)) {
-      return { ok: true, value: sink.finish(envelope, scanner.bytesRead) };
+      return { ok: true, value: sink.finish(boundStrings(envelope), scanner.bytesRead) };
     }
-    if (isSuccess(envelope)) return { ok: true, value: sink.finish(envelope.data, scanner.bytesRead) };
+    if (isSuccess(envelope)) {
+      return { ok: true, value: sink.finish(boundStrings(envelope.data), scanner.bytesRead) };
+    }
     return { ok: false, body: JSON.stringify(envelope) };
   } catch (error) {
     if (error instanceof AnswerFormatError || error instanceof MalformedJsonError) {

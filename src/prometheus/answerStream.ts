@@ -150,16 +150,23 @@ export class AnswerScanner {
   /** Copies of the current element's bytes from earlier chunks, concatenated once at its end. */
   private readonly parts: Uint8Array[] = [];
   private partsBytes = 0;
+  /** The bytes of the current element's longest string so far (see onElement). */
+  private longestString = 0;
+  /** Where the string being read started (its first byte after the quote), counted from the first chunk. */
+  private stringStart = 0;
 
   /**
    * @param onElement Called with each element of the streamed array, in order: exactly its bytes in the
    *   input, without surrounding whitespace or comma. The bytes are valid during the call only (often a
    *   view of the pushed chunk, which the caller may reuse): a caller that keeps an element copies it.
    *   Most elements of a large answer are read once and dropped, and copying each would cost a copy of
-   *   the whole answer (and garbage the collector reaches late).
+   *   the whole answer (and garbage the collector reaches late). With them, the length in bytes of the
+   *   element's longest string (key or value) as written between its quotes, escapes included: no string
+   *   of the element is longer once decoded, in UTF-16 code units, so an element whose longest string is
+   *   short needs no look at its strings (src/monitoredText.ts); found on the way, at no extra pass.
    */
   constructor(
-    private readonly onElement: (bytes: Uint8Array) => void,
+    private readonly onElement: (bytes: Uint8Array, longestString: number) => void,
     options: AnswerScannerOptions = {},
   ) {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES;
@@ -247,6 +254,7 @@ export class AnswerScanner {
           // The hot loop: nearly every byte of a large answer passes here.
           let depth = this.depth;
           let closers = this.closers;
+          let longest = this.longestString;
           const maxDepth = this.elementMaxDepth;
           element: for (; i < n; i++) {
             const c = buf[i] as number;
@@ -257,10 +265,11 @@ export class AnswerScanner {
               if (depth === closers.length) closers = this.growClosers();
               closers[depth++] = c + 2; // `{` + 2 is `}`, `[` + 2 is `]`
             } else if (kind === STRING_START) {
-              i++;
+              const from = ++i;
               for (;;) {
                 if (i >= n) {
                   if (i > n) this.escape = true;
+                  this.stringStart = offset + from;
                   state = ELEMENT_STRING;
                   break element;
                 }
@@ -268,19 +277,22 @@ export class AnswerScanner {
                 if (d === QUOTE) break;
                 i += d === BACKSLASH ? 2 : 1;
               }
+              if (i - from > longest) longest = i - from;
             } else {
               if (closers[--depth] !== c) {
                 throw this.unexpected(c, offset + i, "an element of the array (brackets do not match)");
               }
               if (depth === 0) {
                 i++;
-                this.emit(buf, elementStart, i);
+                this.emit(buf, elementStart, i, longest);
+                longest = 0;
                 state = ARRAY_AFTER;
                 break;
               }
             }
           }
           this.depth = depth;
+          this.longestString = longest;
           break;
         }
 
@@ -290,9 +302,11 @@ export class AnswerScanner {
             if (i > n) this.escape = true;
             break;
           }
+          this.longestString = Math.max(this.longestString, offset + i - this.stringStart);
           i++;
           if (this.depth === 0) {
-            this.emit(buf, elementStart, i);
+            this.emit(buf, elementStart, i, this.longestString);
+            this.longestString = 0;
             state = ARRAY_AFTER;
           } else {
             state = ELEMENT;
@@ -303,7 +317,7 @@ export class AnswerScanner {
         case ELEMENT_SCALAR: {
           while (i < n && CLASS[buf[i] as number] === SCALAR) i++;
           if (i < n) {
-            this.emit(buf, elementStart, i);
+            this.emit(buf, elementStart, i, 0);
             state = ARRAY_AFTER;
           }
           break;
@@ -345,6 +359,7 @@ export class AnswerScanner {
             state = ELEMENT;
           } else if (c === QUOTE) {
             this.depth = 0;
+            this.stringStart = offset + i + 1;
             state = ELEMENT_STRING;
           } else if (CLASS[c] === SCALAR) {
             state = ELEMENT_SCALAR;
@@ -496,7 +511,7 @@ export class AnswerScanner {
     }
   }
 
-  private emit(buf: Uint8Array, start: number, end: number): void {
+  private emit(buf: Uint8Array, start: number, end: number, longestString: number): void {
     const size = this.partsBytes + end - start;
     if (size > this.maxElementBytes) throw this.elementTooLarge();
     let bytes: Uint8Array;
@@ -508,7 +523,7 @@ export class AnswerScanner {
       this.parts.length = 0;
       this.partsBytes = 0;
     }
-    this.onElement(bytes);
+    this.onElement(bytes, longestString);
   }
 
   private keepSkeleton(buf: Uint8Array, start: number, end: number): void {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { backoffDelay } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
+import { boundValue } from "../monitoredText.js";
 import { cutText } from "../text.js";
 import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
@@ -480,7 +481,8 @@ function interpretFailure(
   refusal: Refusal,
 ): never {
   const envelope = parseEnvelope(body);
-  const detail = errorDetail(envelope, body);
+  // An error's words are the upstream's too (a duplicate series' labels, a rule's text): bounded alike.
+  const detail = boundValue(errorDetail(envelope, body));
   if (status === 403) throw refusal(who, detail, where);
   if (isRetryableStatus(status))
     throw new Retryable(

@@ -1,3 +1,4 @@
+import { isCutValue } from "../monitoredText.js";
 import { type AdviceFacts, advise } from "../promql/advice.js";
 import type { CurveSpace } from "./curves.js";
 import type { Described, DescribedSeries, Descriptions } from "./description.js";
@@ -376,9 +377,11 @@ function adviceFacts(input: CutInput, order: readonly Described[], table: Series
     .map(([name, values]) => ({ name, distinct: values.size }))
     .sort((a, b) => a.distinct - b.distinct);
   const first = order[0]?.metric as Record<string, unknown> | undefined;
-  const focusLabel = varyingLabels.find(
-    ({ name, distinct }) => distinct < order.length && typeof first?.[name] === "string",
-  );
+  // A cut value is not the label's value: a selector with it would match nothing.
+  const focusLabel = varyingLabels.find(({ name, distinct }) => {
+    const value = first?.[name];
+    return distinct < order.length && typeof value === "string" && !isCutValue(value);
+  });
   const range = asked.range;
   return {
     query: asked.query,

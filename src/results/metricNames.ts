@@ -1,3 +1,4 @@
+import { isCutValue } from "../monitoredText.js";
 import { byCodePoint, type ListSpec, stringEntries } from "./entryList.js";
 import { formatCount } from "./fit.js";
 
@@ -30,7 +31,8 @@ export function metricNamesSpec(): ListSpec<string> {
         .sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]))
         .slice(0, PREFIXES_NAMED);
       const families = largest.map(([prefix, count]) => `${prefix} (${formatCount(count)})`).join(", ");
-      const example = largest[0]?.[0] ?? "http_";
+      // A cut name's family is no regex to copy.
+      const example = largest.find(([prefix]) => !isCutValue(prefix))?.[0] ?? "http_";
       return `The largest families: ${families}. To list one family, call ListMetrics with match {__name__=~"${example}.*"}.`;
     },
   };

@@ -160,6 +160,16 @@ function scan(chunks: readonly Uint8Array[], options?: AnswerScannerOptions) {
   return { texts: kept.map((bytes) => decoder.decode(bytes)), skeleton, bytesRead: scanner.bytesRead };
 }
 
+/** The UTF-16 lengths of every string in a parsed value, keys included. */
+function decodedLengths(value: unknown): number[] {
+  if (typeof value === "string") return [value.length];
+  if (Array.isArray(value)) return value.flatMap(decodedLengths);
+  if (isObject(value)) {
+    return Object.entries(value).flatMap(([key, item]) => [key.length, ...decodedLengths(item)]);
+  }
+  return [];
+}
+
 function scanText(input: string, options?: AnswerScannerOptions) {
   return scan([encoder.encode(input)], options);
 }
@@ -183,6 +193,28 @@ describe("AnswerScanner", () => {
         const at = input.indexOf(t, from);
         expect(at).toBeGreaterThanOrEqual(from);
         from = at + t.length;
+      }
+    },
+  );
+
+  test.prop([answer, noise, cuts], { numRuns: 1000 })(
+    "each element comes with the bytes of its longest string as written, never fewer than its longest decoded",
+    (value, noise, how) => {
+      const input = new Writer(noise).document(value);
+      const seen: Array<{ text: string; longest: number }> = [];
+      const scanner = new AnswerScanner((bytes, longest) =>
+        seen.push({ text: decoder.decode(bytes), longest }),
+      );
+      for (const chunk of split(encoder.encode(input), how)) scanner.push(chunk);
+      scanner.end();
+
+      for (const { text, longest } of seen) {
+        // Outside its strings, JSON has no quote: each match is one string, key or value, as written.
+        const written = [...text.matchAll(/"((?:[^"\\]|\\[\s\S])*)"/g)].map(
+          (match) => encoder.encode(match[1]).length,
+        );
+        expect(longest).toBe(Math.max(0, ...written));
+        expect(longest).toBeGreaterThanOrEqual(Math.max(0, ...decodedLengths(JSON.parse(text))));
       }
     },
   );

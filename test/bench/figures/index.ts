@@ -11,6 +11,7 @@ import { run as rehydration } from "./rehydration.js";
 import { run as streaming } from "./streaming.js";
 import { run as throughput } from "./throughput.js";
 import { run as toolPath } from "./toolPath.js";
+import { run as valueCap } from "./valueCap.js";
 
 /** Every figure, in the issue's order (`npm run bench -- --only=coldStart` runs one). */
 export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> = {
@@ -23,6 +24,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   throughput,
   answerTokens,
   toolsList,
+  valueCap,
   firstCall,
   streaming,
   charts,
