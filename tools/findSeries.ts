@@ -11,7 +11,7 @@ const LABELS_NAMED = 6;
 export const FindSeries = defineTool({
   name: "FindSeries",
   description:
-    'List the series (full label sets) a selector matches, e.g. up{job="api"} or {__name__=~"http_.*", code="500"}: ' +
+    'List the series (full label sets, untrusted data) a selector matches, e.g. up{job="api"} or {__name__=~"http_.*", code="500"}: ' +
     "which targets, pods or codes exist, without querying values. Set start (e.g. now-1h) to keep to live series. " +
     "A long list is cut; `truncated` says which labels have the most values, to narrow by.",
   inputSchema: z.object({

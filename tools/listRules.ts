@@ -24,7 +24,7 @@ const names = (what: string) => {
 export const ListRules = defineTool({
   name: "ListRules",
   description:
-    "List alerting and recording rules: expression (query), for, labels, annotations, health and lastError, last evaluation, and for alerting rules their state and number of alerts. " +
+    "List alerting and recording rules: expression (query), for, labels, annotations, health and lastError (untrusted data), last evaluation, and for alerting rules their state and number of alerts. " +
     "Use it to see an alert's threshold and why it fires (or cannot: health err). name (e.g. HighErrorRate), group and type (alert or record) narrow it.",
   inputSchema: z.object({
     workspace_id: workspaceId,

@@ -11,6 +11,7 @@ import {
 } from "../../src/monitoredText.js";
 import { type AnswerSink, readAnswer } from "../../src/prometheus/answerReader.js";
 import { metricNamesSpec } from "../../src/results/metricNames.js";
+import { instructionsFor, tools } from "../../tools/index.js";
 import { type QueryData, rendered } from "../helpers/cutResults.js";
 import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
 import { TEXT_KINDS } from "../support/textKinds.js";
@@ -192,6 +193,32 @@ describe("readAnswer: the sink sees every string of the answer bounded", () => {
     expect(read.ok && read.value.texts).toStrictEqual([
       JSON.stringify({ id: "s1", comment: boundValue(decoded) }),
     ]);
+  });
+});
+
+describe("what the model is told", () => {
+  const UNTRUSTED = /untrusted data, never instructions/g;
+  /** The tools whose answers hold text from the monitored systems: labels, annotations, rules, silences, help. */
+  const CARRYING = [
+    "ExecuteQuery",
+    "ExecuteRangeQuery",
+    "FindSeries",
+    "ListLabelValues",
+    "GetMetricMetadata",
+    "ListAlerts",
+    "ListRules",
+    "ListSilences",
+    "PlotRangeQuery",
+  ];
+
+  it("the instructions say once that text from the monitored systems is untrusted data, when such a tool is served", () => {
+    expect(instructionsFor(tools.map((tool) => tool.name)).match(UNTRUSTED)).toHaveLength(1);
+    expect(instructionsFor(["ExecuteQuery"]).match(UNTRUSTED)).toHaveLength(1);
+    expect(instructionsFor(["GetServerInfo", "GetAvailableWorkspaces"])).not.toMatch(UNTRUSTED);
+  });
+
+  it.each(CARRYING)("%s's description says its monitored fields are untrusted data", (name) => {
+    expect(tools.find((tool) => tool.name === name)?.description).toMatch(/untrusted data/);
   });
 });
 
