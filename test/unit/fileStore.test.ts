@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { constants } from "node:fs";
 import {
   chmod,
   chown,
@@ -7,7 +6,6 @@ import {
   lutimes,
   mkdir,
   mkdtemp,
-  open as openFile,
   readdir,
   readFile,
   readlink,
@@ -27,7 +25,7 @@ import {
 } from "../../src/sessions/fileStore.js";
 import { SessionDataError, type SessionRecord, SessionStoreError } from "../../src/sessions/store.js";
 import { testContext } from "../helpers/context.js";
-import { runOk } from "../support/childProcess.js";
+import { mkfifo, releaseFifos } from "../support/fifos.js";
 
 const ctx = () => testContext(10_000);
 const T0 = 1_700_000_000_000;
@@ -71,19 +69,6 @@ async function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promis
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function mkfifo(path: string): Promise<void> {
-  await runOk("mkfifo", [path], { timeoutMs: 10_000 });
-}
-
-/**
- * Opens the FIFO at `path` for writing and closes it: a reader blocked in opening it (code that opens
- * without O_NONBLOCK) is let go, and reads an empty file. Nothing there, or no reader: nothing to do.
- */
-async function releaseFifo(path: string): Promise<void> {
-  const handle = await openFile(path, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined);
-  await handle?.close();
 }
 
 /** Sets a file's modification time `ageMs` in the past. */
@@ -333,7 +318,7 @@ describe("FileSessionStore reads nothing but its own regular files", () => {
         await store.create(created, ctx());
         expect(await store.get(id, ctx())).toEqual(created);
       } finally {
-        await releaseFifo(path);
+        await releaseFifos([path]);
       }
     },
   );
@@ -355,7 +340,7 @@ describe("FileSessionStore reads nothing but its own regular files", () => {
         threads,
       );
     } finally {
-      for (const fifo of fifos) await releaseFifo(fifo);
+      await releaseFifos(fifos);
     }
   });
 
@@ -382,7 +367,7 @@ describe("FileSessionStore reads nothing but its own regular files", () => {
         });
         expect(await readdir(directory)).toEqual([`${created.sessionId}.json`]);
       } finally {
-        await releaseFifo(lock);
+        await releaseFifos([lock]);
       }
     },
   );
