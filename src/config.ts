@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { posix } from "node:path";
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
 import catalog from "../tools/catalog.json" with { type: "json" };
 import {
@@ -462,14 +463,18 @@ function headersOf(env: Env): Readonly<Record<string, string>> {
   }
 }
 
-/** SESSION_DIR: in Lambda only /tmp is writable, and each container has its own (files there share nothing). */
+/**
+ * SESSION_DIR: in Lambda only /tmp is writable, and each container has its own (files there share nothing).
+ * A directory under it, never /tmp itself: the file store takes every `<name>.json` in its directory for a
+ * session file, and refuses a directory others may write (/tmp is 1777 wherever it is shared).
+ */
 function sessionDirOf(env: Env, inLambda: boolean, sessionStore: SessionStoreKind): string {
   const sessionDir = read(env, "SESSION_DIR") ?? DEFAULT_SESSION_DIR;
-  if (inLambda && sessionStore === "file" && !/^\/tmp(\/|$)/.test(sessionDir)) {
+  if (inLambda && sessionStore === "file" && !/^\/tmp\/./.test(posix.normalize(sessionDir))) {
     fail(
       "SESSION_DIR",
       sessionDir,
-      "a directory under /tmp with SESSION_STORE=file in Lambda (the only writable one, and each container's own: sessions shared between containers need SESSION_TABLE)",
+      "a directory under /tmp with SESSION_STORE=file in Lambda, such as /tmp/sessions, not /tmp itself (the only writable one, and each container's own: sessions shared between containers need SESSION_TABLE)",
     );
   }
   return sessionDir;

@@ -1,9 +1,20 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { link, mkdir, open, opendir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { link, lstat, opendir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { abortedByDeadline, type RequestContext } from "../context.js";
+import type { RequestContext } from "../context.js";
+import {
+  codeOf,
+  describeError,
+  type FileRead,
+  readRegularFile,
+  removeQuietly,
+  unlinkIfThere,
+} from "./fileAccess.js";
+import { DirectoryBudget, FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
+import { type Lock, SessionLocks, STALE_LOCK_MS } from "./fileLocks.js";
+import { parseRecord, toStored } from "./fileRecord.js";
 import { checkStorable } from "./limits.js";
+import { checkSessionDirectory, prepareSessionDirectory } from "./sessionDirectory.js";
 import {
   type SessionChanges,
   SessionDataError,
@@ -13,14 +24,18 @@ import {
   type UpdateResult,
 } from "./store.js";
 
-/** What a file store needs: where its files live, and (for tests) its clock and where its warnings go. */
+export { FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
+
+/** What a file store needs: where its files live, and (for tests) its clock, its limits and where its warnings go. */
 export interface FileSessionStoreOptions {
   /** The directory of the session files; created, with its parents, on first use. */
   directory: string;
   /** Epoch milliseconds: what expiry (in the sweep) and the interval between sweeps are measured by. */
   now?: () => number;
-  /** Told what the store repaired by itself: a corrupt file set aside, a sweep that failed. */
+  /** Told what the store repaired by itself (a corrupt file set aside, a sweep that failed), or refuses to use. */
   onWarning?: (message: string) => void;
+  /** How many sessions and bytes the directory holds: FILE_STORE_LIMITS unless told. */
+  limits?: Partial<FileStoreLimits>;
 }
 
 /** What one sweep removed. */
@@ -51,11 +66,12 @@ const MAX_FILE_BYTES = 1024 * 1024;
  */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** A writer holds a session's lock for a few milliseconds: one older than this was left by a crash. */
-const STALE_LOCK_MS = 5_000;
-
-/** The longest a call waits for another writer's lock (and never past the request's deadline), as DynamoDB calls. */
-const LOCK_WAIT_MS = 3_000;
+/**
+ * A create that finds the directory full counts it again first (a sweep) if the last count is older than
+ * this: other processes sharing the directory may have added or removed files since. At most once a
+ * minute, so a flood of creates at the limit costs one count a minute, not one each.
+ */
+const RECOUNT_INTERVAL_MS = 60_000;
 
 /** A temporary file lives for the milliseconds between its write and its rename: one this old is debris. */
 const STALE_TEMP_MS = 60_000;
@@ -75,14 +91,8 @@ const CHANGE_FIELDS = [
   "updatedAt",
 ] as const satisfies readonly (keyof SessionChanges)[];
 
-/** A lock this store holds: its file, and the token written in it that tells it from a later one. */
-interface Lock {
-  path: string;
-  token: string;
-}
-
-/** A session file as read: its record, or why it is not one. */
-type Loaded = { record: SessionRecord } | { problem: string };
+/** A session file as read: its record and size, or why it is not one. */
+type Loaded = { record: SessionRecord; bytes: number } | { problem: string };
 
 /**
  * Sessions as JSON files, one per session (`<directory>/<sessionId>.json`): the default under `npm start`
@@ -91,10 +101,14 @@ type Loaded = { record: SessionRecord } | { problem: string };
  *
  * - Every write is a temporary file renamed (update) or hard-linked (create, which fails if the id exists)
  *   over the session's file, so a reader sees the old record or the new one, never a part.
- * - Updates and deletes hold the session's lock file (`<sessionId>.lock`, created exclusively), re-read the
- *   record under it and check its version, so concurrent writers, in any process, never lose an update.
- * - A file that is not a session record is set aside (`<sessionId>.json.corrupt-<epoch ms>`) with a
- *   warning, and is no session; other I/O failures are SessionStoreError (503), naming the directory.
+ * - Updates and deletes hold the session's lock file (fileLocks.ts), re-read the record under it and check
+ *   its version, so concurrent writers, in any process, never lose an update.
+ * - Bounded as the memory store is (FILE_STORE_LIMITS, in files and bytes): to make room for a new session,
+ *   expired ones go first, then the least recently used. An evicted session is simply unknown (404).
+ * - The directory must be this user's alone (sessionDirectory.ts). Whatever is in it is read without
+ *   following links or waiting (fileAccess.ts): a file that is not a session record (a link, a FIFO, a
+ *   directory, garbage) is set aside (`<sessionId>.json.corrupt-<epoch ms>`) with a warning, and is no
+ *   session; other I/O failures are SessionStoreError (503), naming the directory.
  * - Expired records, and what crashed writers left (temporary files, locks), are swept in the background:
  *   on first use, then every SWEEP_INTERVAL_MS. Until then an expired record is returned as it is, as
  *   the other stores do: expiry is the caller's check.
@@ -104,9 +118,15 @@ export class FileSessionStore implements SessionStore {
   readonly directory: string;
   private readonly now: () => number;
   private readonly warn: (message: string) => void;
-  private ready: Promise<unknown> | undefined;
+  private readonly locks: SessionLocks;
+  private readonly budget: DirectoryBudget;
+  private ready: Promise<string | undefined> | undefined;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private sweeping: Promise<SweepResult> | undefined;
+  /** When the last sweep that listed the whole directory started (this.now()); undefined before the first. */
+  private countedAt: number | undefined;
+  /** Creates take turns: each makes room for itself and writes before the next counts what is left. */
+  private creating: Promise<unknown> = Promise.resolve();
   /**
    * Ids this store wrote while a sweep ran: that sweep leaves them, even expired, since a request is using
    * them (the contract lets a caller read back an expired record it just wrote). The next sweep decides.
@@ -114,14 +134,18 @@ export class FileSessionStore implements SessionStore {
   private readonly writtenDuringSweep = new Set<string>();
   /** Files already warned about that could not be set aside: one warning each, not one per read. */
   private readonly warnedStuck = new Set<string>();
+  /** Why the directory was last refused, once warned: one warning until the reason changes. */
+  private warnedRefusal: string | undefined;
 
   constructor({
     directory,
     now = Date.now,
     onWarning = (message) => console.warn(message),
+    limits = {},
   }: FileSessionStoreOptions) {
     this.directory = resolve(directory);
     this.now = now;
+    this.budget = new DirectoryBudget({ ...FILE_STORE_LIMITS, ...limits });
     // A warning never fails a request, nor the background sweep.
     this.warn = (message) => {
       try {
@@ -130,6 +154,11 @@ export class FileSessionStore implements SessionStore {
         // The listener's failure is its own: the repair it reports is done.
       }
     };
+    this.locks = new SessionLocks({
+      directory: this.directory,
+      remakeDirectory: (operation) => this.remakeDirectory(operation),
+      ioError: (operation, error) => this.ioError(operation, error),
+    });
   }
 
   async create(record: SessionRecord, _context: RequestContext): Promise<void> {
@@ -140,12 +169,94 @@ export class FileSessionStore implements SessionStore {
     checkStorable(record);
     const text = JSON.stringify(toStored(record));
     const bytes = Buffer.byteLength(text);
-    if (bytes > FILE_STORE_MAX_RECORD_BYTES) {
+    const limit = Math.min(FILE_STORE_MAX_RECORD_BYTES, this.budget.limits.maxBytes);
+    if (bytes > limit) {
       throw new SessionDataError(
-        `Invalid params for initialize: the session takes ${bytes} bytes, more than the ${FILE_STORE_MAX_RECORD_BYTES} a session file holds`,
+        `Invalid params for initialize: the session takes ${bytes} bytes, more than the ${limit} a session file holds`,
       );
     }
     await this.begin("create");
+    const turn = this.creating.then(() => this.createFile(record, text, bytes));
+    this.creating = turn.catch(() => undefined);
+    await turn;
+  }
+
+  async get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
+    if (!SAFE_ID.test(sessionId)) return undefined;
+    await this.begin("get");
+    const record = await this.read(sessionId, "get", context);
+    if (record) this.budget.touch(sessionId, this.now());
+    return record;
+  }
+
+  async update(
+    sessionId: string,
+    expectedVersion: number,
+    changes: SessionChanges,
+    bumpVersion: boolean,
+    context: RequestContext,
+  ): Promise<UpdateResult> {
+    if (!SAFE_ID.test(sessionId)) return "missing";
+    await this.begin("update");
+    const lock = await this.locks.lock(sessionId, "update", context);
+    try {
+      const current = await this.read(sessionId, "update", lock);
+      if (!current) return "missing";
+      if (current.version !== expectedVersion) return "conflict";
+      const updated: SessionRecord = { ...current, version: current.version + (bumpVersion ? 1 : 0) };
+      for (const field of CHANGE_FIELDS) {
+        if (Object.hasOwn(changes, field)) Object.assign(updated, { [field]: changes[field] });
+      }
+      this.noteWrite(sessionId);
+      const text = JSON.stringify(toStored(updated));
+      const temp = await this.writeTemp(sessionId, text, "update");
+      try {
+        await this.locks.checkHeld(lock, "update");
+        await rename(temp, this.fileOf(sessionId));
+      } catch (error) {
+        throw this.ioError("update", error);
+      } finally {
+        await removeQuietly(temp);
+      }
+      // An update never makes room: it changes a record's size by a few bytes, the next create evens it out.
+      this.budget.note(sessionId, Buffer.byteLength(text), updated.expiresAt, this.now());
+      return "updated";
+    } finally {
+      await this.locks.unlock(lock);
+    }
+  }
+
+  async delete(sessionId: string, context: RequestContext): Promise<boolean> {
+    if (!SAFE_ID.test(sessionId)) return false;
+    await this.begin("delete");
+    const lock = await this.locks.lock(sessionId, "delete", context);
+    try {
+      if (!(await this.read(sessionId, "delete", lock))) return false;
+      await this.locks.checkHeld(lock, "delete");
+      const removed = await unlinkIfThere(this.fileOf(sessionId)).catch((error: unknown) => {
+        throw this.ioError("delete", error);
+      });
+      this.budget.forget(sessionId);
+      return removed;
+    } finally {
+      await this.locks.unlock(lock);
+    }
+  }
+
+  /**
+   * Removes expired session files, stale temporary files and stale locks; corrupt files met on the way are
+   * set aside. The store runs this by itself (see SWEEP_INTERVAL_MS); a call runs one now, after the one
+   * under way if any. Never rejects: what fails is reported through `onWarning`.
+   */
+  async sweep(): Promise<SweepResult> {
+    while (this.sweeping) await this.sweeping;
+    return this.startSweep();
+  }
+
+  /** Makes room for the new session's file, then links it in under its name (create-if-absent). */
+  private async createFile(record: SessionRecord, text: string, bytes: number): Promise<void> {
+    const id = record.sessionId;
+    await this.makeRoom(bytes);
     this.noteWrite(id);
     const temp = await this.writeTemp(id, text, "create");
     try {
@@ -153,6 +264,7 @@ export class FileSessionStore implements SessionStore {
       for (let attempt = 0; ; attempt++) {
         try {
           await link(temp, this.fileOf(id));
+          this.budget.note(id, bytes, record.expiresAt, this.now());
           return;
         } catch (error) {
           if (codeOf(error) !== "EEXIST") throw this.ioError("create", error);
@@ -167,69 +279,55 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
-  async get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
-    if (!SAFE_ID.test(sessionId)) return undefined;
-    await this.begin("get");
-    return this.read(sessionId, "get", context);
-  }
-
-  async update(
-    sessionId: string,
-    expectedVersion: number,
-    changes: SessionChanges,
-    bumpVersion: boolean,
-    context: RequestContext,
-  ): Promise<UpdateResult> {
-    if (!SAFE_ID.test(sessionId)) return "missing";
-    await this.begin("update");
-    const lock = await this.lock(sessionId, "update", context);
-    try {
-      const current = await this.read(sessionId, "update", lock);
-      if (!current) return "missing";
-      if (current.version !== expectedVersion) return "conflict";
-      const updated: SessionRecord = { ...current, version: current.version + (bumpVersion ? 1 : 0) };
-      for (const field of CHANGE_FIELDS) {
-        if (Object.hasOwn(changes, field)) Object.assign(updated, { [field]: changes[field] });
+  /**
+   * Removes sessions until one more file of `bytes` fits the limits: the expired first, then the least
+   * recently used. The first create after a start waits for the first count of the directory; a create
+   * that finds it full counts again if the last count is older than RECOUNT_INTERVAL_MS (a count sweeps
+   * every expired record away). A session in use by a writer (its lock held) is passed over.
+   */
+  private async makeRoom(bytes: number): Promise<void> {
+    const stale = () =>
+      this.countedAt === undefined ||
+      (!this.budget.fits(bytes) && this.now() - this.countedAt >= RECOUNT_INTERVAL_MS);
+    if (stale()) await this.count();
+    const passed = new Set<string>();
+    while (!this.budget.fits(bytes)) {
+      const candidate = this.budget.nextCandidate(this.now() / 1000, passed);
+      if (!candidate) {
+        throw new SessionStoreError(
+          `session store create failed: the session directory ${this.directory} holds ${this.budget.size} sessions in ${this.budget.bytes} bytes, its limit, and every one is being written`,
+        );
       }
-      this.noteWrite(sessionId);
-      const temp = await this.writeTemp(sessionId, JSON.stringify(toStored(updated)), "update");
-      try {
-        await this.checkHeld(lock, "update");
-        await rename(temp, this.fileOf(sessionId));
-      } catch (error) {
-        throw this.ioError("update", error);
-      } finally {
-        await removeQuietly(temp);
-      }
-      return "updated";
-    } finally {
-      await this.unlock(lock);
+      passed.add(candidate.id);
+      await this.evict(candidate.id, candidate.expired);
     }
   }
 
-  async delete(sessionId: string, context: RequestContext): Promise<boolean> {
-    if (!SAFE_ID.test(sessionId)) return false;
-    await this.begin("delete");
-    const lock = await this.lock(sessionId, "delete", context);
-    try {
-      if (!(await this.read(sessionId, "delete", lock))) return false;
-      await this.checkHeld(lock, "delete");
-      return await unlinkIfThere(this.fileOf(sessionId)).catch((error: unknown) => {
-        throw this.ioError("delete", error);
-      });
-    } finally {
-      await this.unlock(lock);
-    }
+  /** Runs a sweep that lists the whole directory, unless the one under way (or just over) did. */
+  private async count(): Promise<void> {
+    const before = this.countedAt;
+    while (this.sweeping) await this.sweeping;
+    if (this.countedAt === before) await this.startSweep();
   }
 
   /**
-   * Removes expired session files, stale temporary files and stale locks; corrupt files met on the way are
-   * set aside. The store runs this by itself (see SWEEP_INTERVAL_MS); a call runs one now, after the one
-   * under way if any. Never rejects: what fails is reported through `onWarning`.
+   * Removes the session's file to make room, under its lock (a writer holding it: passed over). One
+   * chosen as expired is removed only if it still is: another process may have extended it since.
    */
-  async sweep(): Promise<SweepResult> {
-    while (this.sweeping) await this.sweeping;
-    return this.startSweep();
+  private async evict(sessionId: string, expired: boolean): Promise<void> {
+    const lock = await this.locks.tryLock(sessionId, "create");
+    if (!lock) return;
+    try {
+      const current = await this.read(sessionId, "create", lock);
+      if (!current || (expired && !this.isExpired(current))) return;
+      await this.locks.checkHeld(lock, "create");
+      await unlinkIfThere(this.fileOf(sessionId)).catch((error: unknown) => {
+        throw this.ioError("create", error);
+      });
+      this.budget.forget(sessionId);
+    } finally {
+      await this.locks.unlock(lock);
+    }
   }
 
   private startSweep(): Promise<SweepResult> {
@@ -242,11 +340,23 @@ export class FileSessionStore implements SessionStore {
     return run;
   }
 
-  /** Reads the directory entry by entry (a large one is never held whole), each file a few awaits. */
+  /**
+   * Reads the directory entry by entry (a large one is never held whole), each file a few awaits. Every
+   * record read is counted in the budget: a sweep that lists the whole directory is a count of it.
+   */
   private async sweepFiles(): Promise<SweepResult> {
     const result: SweepResult = { expired: 0, temporary: 0, locks: 0 };
+    const startedAt = this.now();
+    const count = this.budget.beginCount();
     let failure: string | undefined;
+    let listed = false;
     try {
+      // A directory refused for its owner or mode is left as it is: nothing in it is read.
+      const problem = await checkSessionDirectory(this.directory);
+      if (problem !== undefined) {
+        this.warnRefusal(problem);
+        return result;
+      }
       for await (const entry of await opendir(this.directory)) {
         try {
           await this.sweepFile(entry.name, result);
@@ -254,8 +364,15 @@ export class FileSessionStore implements SessionStore {
           failure ??= describeError(error);
         }
       }
+      listed = true;
     } catch (error) {
-      if (codeOf(error) !== "ENOENT") failure ??= describeError(error);
+      // No directory: nothing in it, a count of zero.
+      if (codeOf(error) === "ENOENT") listed = true;
+      else failure ??= describeError(error);
+    }
+    if (listed) {
+      this.budget.endCount(count);
+      this.countedAt = startedAt;
     }
     if (failure !== undefined) {
       this.warn(`session store sweep of ${this.directory} left files unchecked: ${failure}`);
@@ -267,24 +384,26 @@ export class FileSessionStore implements SessionStore {
     const recordId = RECORD_FILE.exec(name)?.[1];
     if (recordId !== undefined) {
       if (this.writtenDuringSweep.has(recordId)) return;
-      // Reading sets a corrupt file aside; a live record costs nothing more.
+      // Reading counts the file, and sets a corrupt one aside; a live record costs nothing more.
       const seen = await this.read(recordId, "sweep", undefined);
       if (!seen || !this.isExpired(seen)) return;
-      const lock = await this.tryLock(recordId, "sweep");
+      const lock = await this.locks.tryLock(recordId, "sweep");
       if (!lock) return; // in use: the next sweep decides
       try {
         // Re-read under the lock: an update may have extended it since.
         const current = await this.read(recordId, "sweep", lock);
         if (current && this.isExpired(current) && !this.writtenDuringSweep.has(recordId)) {
-          await this.checkHeld(lock, "sweep");
+          await this.locks.checkHeld(lock, "sweep");
           if (await unlinkIfThere(this.fileOf(recordId))) result.expired++;
+          this.budget.forget(recordId);
         }
       } finally {
-        await this.unlock(lock);
+        await this.locks.unlock(lock);
       }
     } else if (TEMP_FILE.test(name) || BROKEN_LOCK_FILE.test(name)) {
       const path = join(this.directory, name);
-      const modified = await stat(path).then(
+      // The name's own age (lstat): a link is removed as any debris, never followed.
+      const modified = await lstat(path).then(
         (stats) => stats.mtimeMs,
         () => Date.now(), // gone already
       );
@@ -292,7 +411,7 @@ export class FileSessionStore implements SessionStore {
       const staleAfter = TEMP_FILE.test(name) ? STALE_TEMP_MS : STALE_LOCK_MS;
       if (age > staleAfter && (await unlinkIfThere(path)) && TEMP_FILE.test(name)) result.temporary++;
     } else if (LOCK_FILE.test(name)) {
-      if ((await this.breakIfStale(join(this.directory, name), "sweep")) === "broken") result.locks++;
+      if ((await this.locks.breakIfStale(join(this.directory, name), "sweep")) === "broken") result.locks++;
     }
   }
 
@@ -306,15 +425,39 @@ export class FileSessionStore implements SessionStore {
     if (!this.sweeping && this.now() - this.lastSweepAt >= SWEEP_INTERVAL_MS) void this.startSweep();
   }
 
+  /**
+   * Makes the directory if missing (once) and checks it may be used. A refused directory is checked again
+   * at the next call, so one made right (chmod 700) serves at once; each call meanwhile fails, 503.
+   */
   private async directoryReady(operation: string): Promise<void> {
-    // Owner only: a session names its principal and client.
-    this.ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 });
+    this.ready ??= prepareSessionDirectory(this.directory);
+    let problem: string | undefined;
     try {
-      await this.ready;
+      problem = await this.ready;
     } catch (error) {
       this.ready = undefined;
       throw this.ioError(operation, error);
     }
+    if (problem === undefined) {
+      this.warnedRefusal = undefined;
+      return;
+    }
+    this.ready = undefined;
+    this.warnRefusal(problem);
+    throw new SessionStoreError(`session store ${operation} failed: ${problem}`);
+  }
+
+  /** The directory was removed under a running server: make it again, checked as at first. */
+  private async remakeDirectory(operation: string): Promise<void> {
+    this.ready = undefined;
+    await this.directoryReady(operation);
+  }
+
+  /** A refused directory fails every call with a 503 whose message reaches no log: one warning says why. */
+  private warnRefusal(problem: string): void {
+    if (this.warnedRefusal === problem) return;
+    this.warnedRefusal = problem;
+    this.warn(`session store: ${problem}; until then every session request is answered 503`);
   }
 
   private noteWrite(sessionId: string): void {
@@ -326,9 +469,10 @@ export class FileSessionStore implements SessionStore {
   }
 
   /**
-   * The session's record, or undefined when there is none. A corrupt file is set aside under the session's
-   * lock (`held`, or taken here within the context; a sweep's `undefined` tries once): re-read under the
-   * lock first, since a file is only replaced by a lock holder, never by a reader that read it earlier.
+   * The session's record, or undefined when there is none; what it finds is counted in the budget. A
+   * corrupt file is set aside under the session's lock (`held`, or taken here within the context; a sweep's
+   * `undefined` tries once): re-read under the lock first, since a file is only replaced by a lock holder,
+   * never by a reader that read it earlier.
    */
   private async read(
     sessionId: string,
@@ -336,7 +480,15 @@ export class FileSessionStore implements SessionStore {
     held: Lock | RequestContext | undefined,
   ): Promise<SessionRecord | undefined> {
     const loaded = await this.load(sessionId, operation);
-    if (!loaded || "record" in loaded) return loaded?.record;
+    if (!loaded) {
+      this.budget.forget(sessionId);
+      return undefined;
+    }
+    if ("record" in loaded) {
+      const { record, bytes } = loaded;
+      this.budget.note(sessionId, bytes, record.expiresAt, record.updatedAt);
+      return record;
+    }
     if (held !== undefined && "token" in held) {
       await this.setAside(sessionId, loaded.problem);
       return undefined;
@@ -345,8 +497,8 @@ export class FileSessionStore implements SessionStore {
     try {
       lock =
         held === undefined
-          ? await this.tryLock(sessionId, operation)
-          : await this.lock(sessionId, operation, held);
+          ? await this.locks.tryLock(sessionId, operation)
+          : await this.locks.lock(sessionId, operation, held);
     } catch {
       // The corrupt file stays for the next reader; it is no session either way.
     }
@@ -354,34 +506,33 @@ export class FileSessionStore implements SessionStore {
     try {
       return await this.read(sessionId, operation, lock);
     } finally {
-      await this.unlock(lock);
+      await this.locks.unlock(lock);
     }
   }
 
+  /** The session's file: its record, or why it is not one; undefined when there is no file. */
   private async load(sessionId: string, operation: string): Promise<Loaded | undefined> {
-    let text: string;
+    let read: FileRead | undefined;
     try {
-      const handle = await open(this.fileOf(sessionId), "r");
-      try {
-        if ((await handle.stat()).size > MAX_FILE_BYTES)
-          return { problem: `larger than ${MAX_FILE_BYTES} bytes` };
-        text = await handle.readFile("utf8");
-      } finally {
-        await handle.close();
-      }
+      read = await readRegularFile(this.fileOf(sessionId), MAX_FILE_BYTES);
     } catch (error) {
-      if (codeOf(error) === "ENOENT") return undefined;
       throw this.ioError(operation, error);
     }
-    return parseRecord(text, sessionId);
+    if (read === undefined || "problem" in read) return read;
+    const parsed = parseRecord(read.bytes.toString("utf8"), sessionId);
+    return "record" in parsed ? { record: parsed.record, bytes: read.bytes.length } : parsed;
   }
 
-  /** Renames a corrupt session file out of the way (kept for a look, never read again); warns once. */
+  /**
+   * Renames what is not a session file out of the way (kept for a look, never read again; a link or a FIFO
+   * is moved itself, not what it names); warns once.
+   */
   private async setAside(sessionId: string, problem: string): Promise<void> {
     const file = this.fileOf(sessionId);
     const aside = `${file}.corrupt-${Date.now()}`;
     try {
       await rename(file, aside);
+      this.budget.forget(sessionId);
       this.warnedStuck.delete(file);
       this.warn(`session store: ${file} is ${problem}; moved aside to ${aside}, the session is gone`);
     } catch (error) {
@@ -398,125 +549,15 @@ export class FileSessionStore implements SessionStore {
     const temp = join(this.directory, `.${sessionId}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
     for (let attempt = 0; ; attempt++) {
       try {
+        // "wx": a new file (O_EXCL), never through a link someone left under the name.
         await writeFile(temp, text, { flag: "wx", mode: 0o600 });
         return temp;
       } catch (error) {
         await removeQuietly(temp);
         // The directory was removed under a running server: make it again, once.
         if (codeOf(error) !== "ENOENT" || attempt > 0) throw this.ioError(operation, error);
-        this.ready = undefined;
-        await this.directoryReady(operation);
+        await this.remakeDirectory(operation);
       }
-    }
-  }
-
-  /** Takes the session's lock, waiting for another writer at most LOCK_WAIT_MS and never past the deadline. */
-  private async lock(sessionId: string, operation: string, context: RequestContext): Promise<Lock> {
-    const started = Date.now();
-    const giveUpAt = Math.min(context.deadlineAt, started + LOCK_WAIT_MS);
-    for (let delay = 1; ; delay = Math.min(delay * 2, 20)) {
-      const lock = await this.tryLock(sessionId, operation);
-      if (lock) return lock;
-      const left = giveUpAt - Date.now();
-      if (left <= 0) {
-        throw new SessionStoreError(
-          `session store ${operation} failed: another writer held the session's lock in ${this.directory} for ${Date.now() - started} ms`,
-        );
-      }
-      try {
-        // Jittered, so two waiting processes do not retry in step.
-        await sleep(Math.min(left, delay * (0.5 + Math.random())), undefined, { signal: context.signal });
-      } catch {
-        throw new SessionStoreError(
-          abortedByDeadline(context.signal)
-            ? `session store ${operation} failed: the request's deadline passed while waiting for the session's lock`
-            : `session store ${operation} failed: the request was cancelled`,
-        );
-      }
-    }
-  }
-
-  /** One attempt at the lock (breaking a stale one first): undefined while another writer holds it. */
-  private async tryLock(sessionId: string, operation: string): Promise<Lock | undefined> {
-    const path = join(this.directory, `${sessionId}.lock`);
-    const token = `${process.pid} ${randomUUID()}`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const handle = await open(path, "wx", 0o600);
-        try {
-          await handle.writeFile(token);
-        } catch (error) {
-          await handle.close();
-          await removeQuietly(path);
-          throw error;
-        }
-        await handle.close();
-        return { path, token };
-      } catch (error) {
-        const code = codeOf(error);
-        if (code === "ENOENT") {
-          this.ready = undefined;
-          await this.directoryReady(operation);
-        } else if (code !== "EEXIST") {
-          throw this.ioError(operation, error);
-        } else if ((await this.breakIfStale(path, operation)) === "held") {
-          return undefined;
-        }
-      }
-    }
-    return undefined;
-  }
-
-  /**
-   * Removes the lock at `path` if it is older than STALE_LOCK_MS; says whether it is held still. Two processes may
-   * find the same stale lock: each moves it to a name of its own (only one rename can take that file) and
-   * checks it moved the file it judged stale, not a fresh lock taken meanwhile, which it puts back.
-   */
-  private async breakIfStale(path: string, operation: string): Promise<"held" | "gone" | "broken"> {
-    try {
-      const seen = await stat(path, { bigint: true });
-      if (Date.now() - Number(seen.mtimeMs) < STALE_LOCK_MS) return "held";
-      const content = await readFile(path, "utf8");
-      const aside = `${path}.${randomBytes(6).toString("hex")}.stale`;
-      await rename(path, aside);
-      try {
-        const moved = await stat(aside, { bigint: true });
-        if (
-          moved.ino === seen.ino &&
-          moved.mtimeNs === seen.mtimeNs &&
-          (await readFile(aside, "utf8")) === content
-        ) {
-          return "broken";
-        }
-        await link(aside, path).catch(() => undefined);
-        return "held";
-      } finally {
-        await removeQuietly(aside);
-      }
-    } catch (error) {
-      if (codeOf(error) === "ENOENT") return "gone";
-      throw this.ioError(operation, error);
-    }
-  }
-
-  /**
-   * Throws unless `lock` is still this store's: a writer stalled past STALE_LOCK_MS may have lost it to a
-   * breaker, and must then write nothing.
-   */
-  private async checkHeld(lock: Lock, operation: string): Promise<void> {
-    const content = await readFile(lock.path, "utf8").catch(() => undefined);
-    if (content !== lock.token) {
-      throw new SessionStoreError(
-        `session store ${operation} failed: the session's lock in ${this.directory} was taken over (stalled over ${STALE_LOCK_MS} ms); nothing written`,
-      );
-    }
-  }
-
-  private async unlock(lock: Lock): Promise<void> {
-    try {
-      if ((await readFile(lock.path, "utf8")) === lock.token) await unlink(lock.path);
-    } catch {
-      // Gone or unreadable: a lock left behind is broken once stale.
     }
   }
 
@@ -527,122 +568,4 @@ export class FileSessionStore implements SessionStore {
       `session store ${operation} failed: ${describeError(error)} in session directory ${this.directory}`,
     );
   }
-}
-
-/** The record as written: its fields in a fixed order, nothing else the object may carry. */
-function toStored(record: SessionRecord): SessionRecord {
-  return {
-    sessionId: record.sessionId,
-    initializeParams: record.initializeParams,
-    protocolVersion: record.protocolVersion,
-    logLevel: record.logLevel,
-    principal: record.principal,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    expiresAt: record.expiresAt,
-    version: record.version,
-  };
-}
-
-/** The record in a session file's text, or what is wrong with it. */
-function parseRecord(text: string, sessionId: string): Loaded {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { problem: "not JSON" };
-  }
-  if (!isObject(value)) return { problem: "not a session record (not an object)" };
-  const { initializeParams, protocolVersion, logLevel, principal, createdAt, updatedAt, expiresAt, version } =
-    value;
-  const wrong =
-    value.sessionId !== sessionId
-      ? "sessionId"
-      : !isObject(initializeParams)
-        ? "initializeParams"
-        : typeof protocolVersion !== "string"
-          ? "protocolVersion"
-          : !isOptionalString(logLevel)
-            ? "logLevel"
-            : !isOptionalString(principal)
-              ? "principal"
-              : !isFiniteNumber(createdAt)
-                ? "createdAt"
-                : !isFiniteNumber(updatedAt)
-                  ? "updatedAt"
-                  : !isFiniteNumber(expiresAt)
-                    ? "expiresAt"
-                    : !Number.isSafeInteger(version)
-                      ? "version"
-                      : undefined;
-  if (wrong !== undefined) return { problem: `not a session record (its ${wrong} is missing or wrong)` };
-  return {
-    record: {
-      sessionId,
-      initializeParams: initializeParams as Record<string, unknown>,
-      protocolVersion: protocolVersion as string,
-      logLevel: logLevel as string | undefined,
-      principal: principal as string | undefined,
-      createdAt: createdAt as number,
-      updatedAt: updatedAt as number,
-      expiresAt: expiresAt as number,
-      version: version as number,
-    },
-  };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isOptionalString(value: unknown): boolean {
-  return value === undefined || typeof value === "string";
-}
-
-function isFiniteNumber(value: unknown): boolean {
-  return typeof value === "number" && Number.isFinite(value);
-}
-
-function codeOf(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
-}
-
-/** What the usual failures mean, for a message a person can act on. */
-const MEANINGS: Record<string, string> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EROFS: "read-only file system",
-  EMFILE: "too many open files",
-  ENFILE: "too many open files",
-  ENOTDIR: "a part of the path is not a directory",
-  EISDIR: "a directory is in the way",
-  EIO: "I/O error",
-};
-
-function describeError(error: unknown): string {
-  if (error instanceof SessionStoreError) return error.message;
-  const code = codeOf(error);
-  if (code === undefined) return error instanceof Error ? error.name : "UnknownError";
-  const meaning = MEANINGS[code];
-  return meaning === undefined ? code : `${code} (${meaning})`;
-}
-
-/** Removes `path`; false when it was not there. */
-async function unlinkIfThere(path: string): Promise<boolean> {
-  try {
-    await unlink(path);
-    return true;
-  } catch (error) {
-    if (codeOf(error) === "ENOENT") return false;
-    throw error;
-  }
-}
-
-/** Removes a file of this store's own (a temporary file, a moved lock) if it is there; a sweep retries failures. */
-async function removeQuietly(path: string): Promise<void> {
-  await unlink(path).catch(() => undefined);
 }

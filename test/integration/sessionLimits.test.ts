@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
@@ -166,5 +169,41 @@ describe("through the handler", () => {
     expect(evicted.body).toBe(unknown.body);
     expect(JSON.parse(evicted.body)).toMatchObject({ error: { code: -32001, message: "Session not found" } });
     for (const id of ids.slice(1)) expect((await post(handler, ping, id)).statusCode).toBe(200);
+  });
+
+  it("a flood of initializes of 60 KB with SESSION_STORE=file keeps the directory within 8 MiB: the oldest are evicted and answer 404 exactly as an unknown id, the newest are served", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "file-sessions-flood-"));
+    try {
+      const handler = makeHandler({ ...BASE_ENV, SESSION_STORE: "file", SESSION_DIR: directory });
+      const padding = "x".repeat(60_000);
+      const ids: string[] = [];
+      // 200 × 60 KB: 12 MB unbounded, half again the limit.
+      for (let i = 0; i < 200; i++) {
+        const params = {
+          protocolVersion: "2025-06-18",
+          capabilities: { experimental: { "vendor.padding": { text: padding } } },
+          clientInfo: { name: `flood-${i}`, version: "1" },
+        };
+        const result = await post(handler, { jsonrpc: "2.0", id: 1, method: "initialize", params });
+        expect(result.statusCode).toBe(200);
+        ids.push(header(result, "Mcp-Session-Id") as string);
+      }
+      // The bound the README documents (FILE_STORE_LIMITS).
+      const maxBytes = 8 * 1024 * 1024;
+      const files = (await readdir(directory)).filter((name) => name.endsWith(".json"));
+      const sizes = await Promise.all(files.map(async (name) => (await stat(join(directory, name))).size));
+      expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(maxBytes);
+      // As many as fit: none evicted before the directory was full.
+      expect(files.length).toBe(Math.floor(maxBytes / Math.max(...sizes)));
+
+      const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
+      const evicted = await post(handler, ping, ids[0]);
+      const unknown = await post(handler, ping, "0f8fad5b-d9cb-469f-a165-70867728950e");
+      expect(evicted.statusCode).toBe(404);
+      expect(evicted.body).toBe(unknown.body);
+      expect((await post(handler, ping, ids.at(-1))).statusCode).toBe(200);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

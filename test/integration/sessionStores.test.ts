@@ -497,6 +497,9 @@ describe("FileSessionStore across processes", () => {
     const store = new FileSessionStore({ directory, onWarning: (message) => console.error("warning:", message) });
     const context = () => ({ deadlineAt: Date.now() + 20000, signal: new AbortController().signal, replyBytes: Infinity });
     const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
+    // The store's first count of the directory, which a first create waits for, done before the race:
+    // otherwise the child whose count ends first runs ahead, and the two never meet.
+    await store.sweep();
     // Each child says it is ready; once both are, both start 100 ms after the later one.
     await writeFile(barrier + "-" + tag, "");
     let readyAt = [];

@@ -1,11 +1,31 @@
 import { randomUUID } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  chown,
+  lstat,
+  lutimes,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FILE_STORE_MAX_RECORD_BYTES, FileSessionStore } from "../../src/sessions/fileStore.js";
+import {
+  FILE_STORE_MAX_RECORD_BYTES,
+  FileSessionStore,
+  type FileStoreLimits,
+} from "../../src/sessions/fileStore.js";
 import { SessionDataError, type SessionRecord, SessionStoreError } from "../../src/sessions/store.js";
 import { testContext } from "../helpers/context.js";
+import { mkfifo, releaseFifos } from "../support/fifos.js";
 
 const ctx = () => testContext(10_000);
 const T0 = 1_700_000_000_000;
@@ -35,6 +55,22 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   return caught;
 }
 
+/**
+ * `promise`, or a rejection naming `what` once `ms` have passed: a call that would never answer (a read
+ * waiting on a FIFO) fails its test by this generous bound rather than hang the suite.
+ */
+async function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Sets a file's modification time `ageMs` in the past. */
 async function age(path: string, ageMs: number): Promise<void> {
   const then = new Date(Date.now() - ageMs);
@@ -48,11 +84,12 @@ let warnings: string[];
 let stores: FileSessionStore[];
 
 /** A store on the test's directory, on the test's clock, its warnings collected. */
-function open(at = directory): FileSessionStore {
+function open(at = directory, limits: Partial<FileStoreLimits> = {}): FileSessionStore {
   const store = new FileSessionStore({
     directory: at,
     now: () => clock.now,
     onWarning: (message) => warnings.push(message),
+    limits,
   });
   stores.push(store);
   return store;
@@ -193,7 +230,7 @@ describe("FileSessionStore corrupt files", () => {
   it("update answers missing, delete false, and create takes the name of a corrupt file, each warning once", async () => {
     const store = open();
     const ids = [randomUUID(), randomUUID(), randomUUID()];
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     for (const id of ids) await writeFile(join(directory, `${id}.json`), "\u0000garbage");
     const [a, b, c] = ids as [string, string, string];
     expect(await store.update(a, 1, { logLevel: "info" }, true, ctx())).toBe("missing");
@@ -220,10 +257,316 @@ describe("FileSessionStore corrupt files", () => {
   it("a file too large to be a record is set aside without being read whole", async () => {
     const store = open();
     const id = randomUUID();
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     await writeFile(join(directory, `${id}.json`), Buffer.alloc(2 * 1024 * 1024, 0x20));
     expect(await store.get(id, ctx())).toBeUndefined();
     expect(warnings).toEqual([expect.stringMatching(/is larger than 1048576 bytes/)]);
+  });
+});
+
+describe("FileSessionStore reads nothing but its own regular files", () => {
+  /** What may sit under a session file's name, made at `path`, and how to tell it once set aside. */
+  const intruders: [
+    string,
+    (path: string, id: string) => Promise<void>,
+    RegExp,
+    (aside: string) => Promise<boolean>,
+  ][] = [
+    [
+      "a symbolic link to /dev/zero",
+      (path) => symlink("/dev/zero", path),
+      /is a symbolic link;/,
+      async (aside) => (await readlink(aside)) === "/dev/zero",
+    ],
+    [
+      "a symbolic link to a session record outside the directory",
+      async (path, id) => {
+        const outside = join(root, "elsewhere.json");
+        await writeFile(outside, JSON.stringify(record({ sessionId: id, principal: undefined })));
+        await symlink(outside, path);
+      },
+      /is a symbolic link;/,
+      async (aside) => (await readlink(aside)) === join(root, "elsewhere.json"),
+    ],
+    ["a FIFO", mkfifo, /is not a regular file \(a FIFO\);/, async (aside) => (await lstat(aside)).isFIFO()],
+    [
+      "a directory",
+      (path) => mkdir(path),
+      /is not a regular file \(a directory\);/,
+      async (aside) => (await lstat(aside)).isDirectory(),
+    ],
+  ];
+
+  it.each(intruders)(
+    "%s under a session's name: get is undefined at once, one warning says what it is, it is set aside itself, create takes the name",
+    async (_, make, why, isIt) => {
+      const store = open();
+      const id = randomUUID();
+      const path = join(directory, `${id}.json`);
+      await mkdir(directory, { recursive: true, mode: 0o700 });
+      await make(path, id);
+      try {
+        expect(await within(store.get(id, ctx()), "get")).toBeUndefined();
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(path);
+        expect(warnings[0]).toMatch(why);
+        const aside = (await readdir(directory)).find((name) => name.startsWith(`${id}.json.corrupt-`));
+        expect(aside).toBeDefined();
+        expect(await isIt(join(directory, aside as string))).toBe(true);
+
+        const created = record({ sessionId: id });
+        await store.create(created, ctx());
+        expect(await store.get(id, ctx())).toEqual(created);
+      } finally {
+        await releaseFifos([path]);
+      }
+    },
+  );
+
+  it("FIFOs under sessions' names, as many as Node has I/O threads: every get answers, and no thread is left waiting on one", async () => {
+    const store = open();
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const ids = Array.from({ length: threads }, () => randomUUID());
+    const fifos = ids.map((id) => join(directory, `${id}.json`));
+    for (const fifo of fifos) await mkfifo(fifo);
+    try {
+      const answers = await within(Promise.all(ids.map((id) => store.get(id, ctx()))), "the gets");
+      expect(answers).toEqual(ids.map(() => undefined));
+      // Every fs (and DNS) call of the process goes through those threads: one held by a FIFO's open
+      // would leave this waiting.
+      expect((await within(stat(root), "a stat after the gets")).isDirectory()).toBe(true);
+      expect(warnings.filter((warning) => /is not a regular file \(a FIFO\)/.test(warning))).toHaveLength(
+        threads,
+      );
+    } finally {
+      await releaseFifos(fifos);
+    }
+  });
+
+  it.each([
+    ["a link to /dev/zero", (path: string) => symlink("/dev/zero", path)],
+    ["a FIFO", mkfifo],
+  ])(
+    "a lock left as %s (older than 5 s) is broken without being followed or waited on: the update goes through",
+    async (_, make) => {
+      const store = open();
+      const created = record();
+      await store.create(created, ctx());
+      const lock = join(directory, `${created.sessionId}.lock`);
+      await make(lock);
+      const then = new Date(Date.now() - 10_000);
+      await lutimes(lock, then, then);
+      try {
+        const updated = store.update(created.sessionId, 1, { logLevel: "info" }, true, ctx());
+        expect(await within(updated, "the update")).toBe("updated");
+        expect(await store.get(created.sessionId, ctx())).toEqual({
+          ...created,
+          logLevel: "info",
+          version: 2,
+        });
+        expect(await readdir(directory)).toEqual([`${created.sessionId}.json`]);
+      } finally {
+        await releaseFifos([lock]);
+      }
+    },
+  );
+});
+
+describe("FileSessionStore's directory", () => {
+  it.each([
+    ["0777", 0o777],
+    ["0770", 0o770],
+    ["1777, as /tmp", 0o1777],
+  ])(
+    "one others may write, there before the store (mode %s), is refused: every call 503 saying why and what to do, one warning, nothing in it read, written or removed; made its owner's alone, it serves at once",
+    async (_, mode) => {
+      await mkdir(directory, { recursive: true });
+      await chmod(directory, mode);
+      // What another user left there: a record of their making, expired (a sweep would remove it).
+      const planted = record({ principal: undefined, expiresAt: T0 / 1000 - 1 });
+      const plantedFile = `${planted.sessionId}.json`;
+      await writeFile(join(directory, plantedFile), JSON.stringify(planted));
+      const store = open();
+      const why = `session directory ${directory} may be written by other users (mode ${mode.toString(8).padStart(4, "0")}): make it its owner's alone (chmod 700) or set SESSION_DIR to another directory`;
+      const operations: [string, () => Promise<unknown>][] = [
+        ["get", () => store.get(planted.sessionId, ctx())],
+        ["create", () => store.create(record(), ctx())],
+        ["update", () => store.update(planted.sessionId, 1, { logLevel: "info" }, true, ctx())],
+        ["delete", () => store.delete(planted.sessionId, ctx())],
+      ];
+      for (const [operation, run] of operations) {
+        const error = await failure(run());
+        expect(error).toBeInstanceOf(SessionStoreError);
+        expect(error.message).toBe(`session store ${operation} failed: ${why}`);
+      }
+      expect(await store.sweep()).toEqual({ expired: 0, temporary: 0, locks: 0 });
+      expect(await readdir(directory)).toEqual([plantedFile]);
+      expect((await stat(directory)).mode & 0o7777).toBe(mode);
+      expect(warnings).toEqual([`session store: ${why}; until then every session request is answered 503`]);
+
+      await chmod(directory, 0o700);
+      expect(await store.get(planted.sessionId, ctx())).toEqual(planted);
+      const created = record();
+      await store.create(created, ctx());
+      expect(await store.get(created.sessionId, ctx())).toEqual(created);
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
+    "one that belongs to another user is refused, whatever its mode (run as root: a directory given to uid 65534)",
+    async () => {
+      await mkdir(directory, { recursive: true, mode: 0o755 });
+      await chown(directory, 65534, 65534);
+      const store = open();
+      const error = await failure(store.create(record(), ctx()));
+      expect(error).toBeInstanceOf(SessionStoreError);
+      expect(error.message).toBe(
+        `session store create failed: session directory ${directory} belongs to another user (uid 65534, this process runs as 0): set SESSION_DIR to a directory of this user's own`,
+      );
+      expect(await readdir(directory)).toEqual([]);
+      expect(warnings).toEqual([expect.stringMatching(/belongs to another user/)]);
+    },
+  );
+});
+
+describe("FileSessionStore limits", () => {
+  /** The session files in the directory, by id, and their bytes. */
+  async function held(): Promise<{ ids: string[]; bytes: number }> {
+    const names = (await readdir(directory)).filter((name) => name.endsWith(".json"));
+    const sizes = await Promise.all(names.map(async (name) => (await stat(join(directory, name))).size));
+    return {
+      ids: names.map((name) => name.slice(0, -".json".length)).sort(),
+      bytes: sizes.reduce((a, b) => a + b, 0),
+    };
+  }
+
+  const sorted = (...records: SessionRecord[]) => records.map((each) => each.sessionId).sort();
+
+  /** Moves the clock to `ms` after T0 and creates a record there, stamped as the manager stamps one. */
+  async function createAt(store: FileSessionStore, ms: number): Promise<SessionRecord> {
+    clock.now = T0 + ms;
+    const created = record({ createdAt: clock.now, updatedAt: clock.now });
+    await store.create(created, ctx());
+    return created;
+  }
+
+  it("full in sessions: expired ones go first, even recently used; then the least recently created, read or updated; an evicted one is unknown", async () => {
+    const store = open(directory, { maxSessions: 3 });
+    const older = record();
+    const newer = record();
+    const expiring = record({ expiresAt: T0 / 1000 + 10 });
+    await store.create(older, ctx());
+    clock.now = T0 + 1_000;
+    await store.create(newer, ctx());
+    clock.now = T0 + 2_000;
+    await store.create(expiring, ctx());
+
+    // The expiring one has expired: it goes, though both live ones were used before it.
+    clock.now = T0 + 20_000;
+    const fourth = record();
+    await store.create(fourth, ctx());
+    expect((await held()).ids).toEqual(sorted(older, newer, fourth));
+    expect(await store.get(expiring.sessionId, ctx())).toBeUndefined();
+
+    // Read: `older` is used again, so `newer` is now the least recently used.
+    clock.now = T0 + 21_000;
+    expect(await store.get(older.sessionId, ctx())).toEqual(older);
+    clock.now = T0 + 22_000;
+    const fifth = record();
+    await store.create(fifth, ctx());
+    expect((await held()).ids).toEqual(sorted(older, fourth, fifth));
+    expect(await store.get(newer.sessionId, ctx())).toBeUndefined();
+
+    // Updated: `fourth` is used again, so `older` (read at 21 s) goes next.
+    clock.now = T0 + 23_000;
+    expect(await store.update(fourth.sessionId, 1, { logLevel: "info" }, true, ctx())).toBe("updated");
+    clock.now = T0 + 24_000;
+    const sixth = record();
+    await store.create(sixth, ctx());
+    expect((await held()).ids).toEqual(sorted(fourth, fifth, sixth));
+    expect(warnings).toEqual([]);
+  });
+
+  it("full in bytes: a larger session removes as many of the least recently used as it needs; one over the whole limit is SessionDataError", async () => {
+    const sized = (name: string) =>
+      record({ initializeParams: { clientInfo: { name: name.padEnd(800, "."), version: "1" } } });
+    const small = [sized("a"), sized("b"), sized("c"), sized("d")];
+    const oneSize = Buffer.byteLength(JSON.stringify(small[0]));
+    const store = open(directory, { maxBytes: 4 * oneSize + 100 });
+    for (const [index, each] of small.entries()) {
+      clock.now = T0 + index * 1_000;
+      await store.create(each, ctx());
+    }
+    expect((await held()).ids).toEqual(sorted(...small));
+
+    clock.now = T0 + 10_000;
+    const large = record({
+      initializeParams: { clientInfo: { name: "L".repeat(2 * oneSize), version: "1" } },
+    });
+    await store.create(large, ctx());
+    const after = await held();
+    expect(after.ids).toEqual(sorted(small[3] as SessionRecord, large));
+    expect(after.bytes).toBeLessThanOrEqual(4 * oneSize + 100);
+
+    const tooLarge = record({
+      initializeParams: { clientInfo: { name: "x".repeat(5 * oneSize), version: "1" } },
+    });
+    const error = await failure(store.create(tooLarge, ctx()));
+    expect(error).toBeInstanceOf(SessionDataError);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^Invalid params for initialize: the session takes \\d+ bytes, more than the ${4 * oneSize + 100} a session file holds$`,
+      ),
+    );
+    expect((await held()).ids).toEqual(after.ids);
+  });
+
+  it("a restart counts what the earlier run left before its first create: the limit holds across restarts", async () => {
+    const first = open(directory, { maxSessions: 3 });
+    const left = [await createAt(first, 0), await createAt(first, 1_000), await createAt(first, 2_000)];
+    const restarted = open(directory, { maxSessions: 3 });
+    const next = await createAt(restarted, 10_000);
+    // The earliest written goes: what a restarted store knows of a session's use is its last write.
+    expect((await held()).ids).toEqual(sorted(left[1] as SessionRecord, left[2] as SessionRecord, next));
+  });
+
+  it("two stores sharing the directory: one that finds it full counts it again (a minute after its last count) and makes room among the other's sessions too", async () => {
+    const a = open(directory, { maxSessions: 3 });
+    const b = open(directory, { maxSessions: 3 });
+    const ofA = [await createAt(a, 0), await createAt(a, 1_000), await createAt(a, 2_000)];
+    // b counts the directory at its first create: full, it removes a's least recently used.
+    const ofB = await createAt(b, 10_000);
+    expect((await held()).ids).toEqual(sorted(ofA[1] as SessionRecord, ofA[2] as SessionRecord, ofB));
+
+    // a, a minute on, finds itself full: it counts again, sees b's session, and removes one for its own.
+    const next = await createAt(a, 70_000);
+    expect((await held()).ids).toEqual(sorted(ofA[2] as SessionRecord, ofB, next));
+  });
+
+  it("passes over a session a writer holds (its lock taken); when every one is held, create is 503 and writes nothing", async () => {
+    const store = open(directory, { maxSessions: 2 });
+    const first = record();
+    const second = record();
+    await store.create(first, ctx());
+    clock.now = T0 + 1_000;
+    await store.create(second, ctx());
+    await writeFile(join(directory, `${first.sessionId}.lock`), "a writer at work");
+
+    clock.now = T0 + 2_000;
+    const third = record();
+    await store.create(third, ctx());
+    expect((await held()).ids).toEqual(sorted(first, third));
+
+    await writeFile(join(directory, `${third.sessionId}.lock`), "another writer at work");
+    const fourth = record();
+    const error = await failure(store.create(fourth, ctx()));
+    expect(error).toBeInstanceOf(SessionStoreError);
+    expect(error.message).toBe(
+      `session store create failed: the session directory ${directory} holds 2 sessions in ${(await held()).bytes} bytes, its limit, and every one is being written`,
+    );
+    expect((await held()).ids).toEqual(sorted(first, third));
+    expect((await readdir(directory)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 });
 
@@ -270,7 +613,7 @@ describe("FileSessionStore expiry sweep", () => {
     const expired = [record({ expiresAt: T0 / 1000 - 1 }), record({ expiresAt: T0 / 1000 - 1 })] as const;
     const leave = (left: SessionRecord) =>
       writeFile(join(directory, `${left.sessionId}.json`), JSON.stringify(left));
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     await leave(expired[0]);
 
     // A restart: the new store's first call, whatever it is, starts a sweep it does not wait for.
@@ -291,7 +634,7 @@ describe("FileSessionStore expiry sweep", () => {
 
   it("leaves alone files it does not know (a set-aside corrupt file included)", async () => {
     const store = open();
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     const names = ["notes.txt", `${randomUUID()}.json.corrupt-1700000000000`, ".DS_Store"];
     for (const name of names) {
       await writeFile(join(directory, name), "x");
@@ -360,13 +703,18 @@ describe("FileSessionStore failures", () => {
   });
 
   it("a failing read is a SessionStoreError, not a missing session", async () => {
-    const store = open();
-    const id = randomUUID();
-    await mkdir(join(directory, `${id}.json`), { recursive: true });
-    const error = await failure(store.get(id, ctx()));
+    // A session file's path one name too long for the system: the directory is made, the read fails
+    // (ENAMETOOLONG, whoever runs the test; permissions would not stop root).
+    // Linux's PATH_MAX is 4096 with its NUL: a directory of 4,070 characters, a session file of 4,112.
+    let where = root;
+    while (where.length < 4_070) {
+      where = join(where, "d".repeat(Math.max(1, Math.min(200, 4_069 - where.length))));
+    }
+    const store = open(where);
+    const error = await failure(store.get(randomUUID(), ctx()));
     expect(error).toBeInstanceOf(SessionStoreError);
     expect(error.message).toBe(
-      `session store get failed: EISDIR (a directory is in the way) in session directory ${directory}`,
+      `session store get failed: ENAMETOOLONG (the path is too long) in session directory ${where}`,
     );
   });
 });

@@ -201,6 +201,12 @@ describe("local defaults", () => {
       /^Invalid configuration: SESSION_DIR=".local\/sessions" \(expected a directory under \/tmp with SESSION_STORE=file in Lambda/,
     );
     expect(loadConfig({ ...lambda, SESSION_DIR: "/tmp/sessions" }).sessionStore).toBe("file");
+    // A directory of the store's own: not /tmp itself, shared with everything else in the container.
+    for (const shared of ["/tmp", "/tmp/", "/tmp/.", "/tmp/sessions/..", "/tmp/../var/task"]) {
+      expect(() => loadConfig({ ...lambda, SESSION_DIR: shared }), shared).toThrow(
+        `Invalid configuration: SESSION_DIR="${shared}" (expected a directory under /tmp with SESSION_STORE=file in Lambda, such as /tmp/sessions, not /tmp itself`,
+      );
+    }
     expect(() => loadConfig({ SESSION_STORE: "disk" })).toThrow(
       'Invalid configuration: SESSION_STORE="disk" (expected one of memory, file, dynamodb)',
     );
