@@ -42,6 +42,12 @@ interface Warm extends ActiveSession {
 const DEFAULT_WARM_LIMIT = 64;
 const DEFAULT_REFRESH_INTERVAL_MS = 60_000;
 const DEFAULT_WRITE_ATTEMPTS = 5;
+/**
+ * Every session id this server mints (randomUUID: a version 4 UUID, lower case). Anything else is no
+ * session of ours, whatever the store holds under that key: the sessions table also keeps stream events
+ * and cancellations under keys of their own (`stream#…`, `cancel#…`).
+ */
+const SESSION_ID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** Between re-reads of a record another container changed at the same moment. */
 const CONFLICT_BACKOFF: Backoff = { baseMs: 20, capMs: 500 };
 
@@ -118,6 +124,7 @@ export class SessionManager {
    * principal: unknown, expired, deleted, or created by another principal.
    */
   async resume(id: string, context: RequestContext): Promise<ActiveSession | undefined> {
+    if (!isSessionIdForm(id)) return undefined;
     const record = await this.options.store.get(id, context);
     if (!record) {
       // Deleted elsewhere, or evicted from a bounded store: this container's server for it is no use.
@@ -175,12 +182,14 @@ export class SessionManager {
    * read from the store without building its server: enough to let its client resume a stream.
    */
   async isOpen(id: string, context: RequestContext): Promise<boolean> {
+    if (!isSessionIdForm(id)) return false;
     const record = await this.options.store.get(id, context);
     return record !== undefined && record.principal === context.principal && !this.isExpired(record);
   }
 
   /** Ends the session everywhere. False when there was no such session for the context's principal. */
   async delete(id: string, context: RequestContext): Promise<boolean> {
+    if (!isSessionIdForm(id)) return false;
     const record = await this.options.store.get(id, context);
     this.forget(id);
     if (!record || record.principal !== context.principal || this.isExpired(record)) return false;
@@ -296,4 +305,9 @@ export class SessionManager {
     }
     throw new SessionStoreError(`session ${id}: too many concurrent writes`);
   }
+}
+
+/** Whether `id` has the form of the session ids this server mints (see SESSION_ID_FORM). */
+function isSessionIdForm(id: string): boolean {
+  return SESSION_ID_FORM.test(id);
 }

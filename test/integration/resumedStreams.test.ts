@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
+import { DynamoStreamEvents, eventId } from "../../src/sessions/streamEvents.js";
+import { createStreamingHandler } from "../../src/streaming.js";
+import { testContext } from "../helpers/context.js";
+import { type Handler, type HttpResult, header, JSON_HEADERS } from "../helpers/handler.js";
+import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
+import { type FaultServer, startFaultServer } from "../support/faultServer.js";
+import { asBuffered, installStreamingRuntime } from "../support/lambdaStreaming.js";
+
+// A session's streams and cancellations through the streaming entry, its sessions, stream events and
+// cancellations in one DynamoDB table (dynalite).
+
+const SSE_ACCEPT = { accept: "text/event-stream" };
+
+/** The streaming entry for `environment`, its streamed answers read back as a front door reads them. */
+function streamingHandler(environment: Record<string, string>): Handler {
+  installStreamingRuntime();
+  const config = loadConfig({ LOG_LEVEL: "SILENT", METRICS: "off", ...environment });
+  return asBuffered(createStreamingHandler(config) as never);
+}
+
+/** A POST to /mcp, as a Function URL delivers it. */
+function postEvent(body: unknown, sessionId: string | undefined): Record<string, unknown> {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+  const format: EventFormat = "url";
+  const event = httpEvent(format, { method: "POST", path: "/mcp", headers, body: JSON.stringify(body) });
+  return event;
+}
+
+async function post(
+  handler: Handler,
+  body: unknown,
+  sessionId?: string,
+  remainingMs = 30_000,
+): Promise<HttpResult> {
+  return (await handler(postEvent(body, sessionId), lambdaContext(remainingMs))) as HttpResult;
+}
+
+/** A new session, initialized as a client does: its id. */
+async function openSession(handler: Handler): Promise<string> {
+  const started = await post(handler, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "resumed", version: "1" },
+    },
+  });
+  const sessionId = header(started, "Mcp-Session-Id");
+  expect(sessionId, started.body).toMatch(/^[0-9a-f-]{36}$/);
+  await post(handler, { jsonrpc: "2.0", method: "notifications/initialized" }, sessionId);
+  return sessionId as string;
+}
+
+describe("a session's streams and cancellations in the sessions table (dynalite)", () => {
+  let dynamo: Dynalite;
+  let hanging: FaultServer;
+  let environment: Record<string, string>;
+  let handler: Handler;
+
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+    // A Prometheus that never answers.
+    hanging = await startFaultServer([{ hang: true }]);
+    environment = {
+      SESSION_TABLE: dynamo.tableName,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      PROMETHEUS_URL: hanging.url,
+      PROMETHEUS_AUTH: "none",
+    };
+    handler = streamingHandler(environment);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([hanging?.close(), dynamo?.close()]);
+  });
+
+  describe("the table's items that are no session", () => {
+    it("are no session whatever the Mcp-Session-Id: 404 to every method, and nothing of theirs is deleted", async () => {
+      const sessionId = await openSession(handler);
+      const events = new DynamoStreamEvents({
+        tableName: dynamo.tableName,
+        region: "us-east-1",
+        endpoint: dynamo.endpoint,
+      });
+      const streamId = randomUUID();
+      const kept = {
+        streamId,
+        seq: 1,
+        sessionId,
+        data: '{"jsonrpc":"2.0","method":"notifications/progress"}',
+        final: false,
+      };
+      await events.append(kept);
+      await events.cancel(sessionId, 1);
+      const notSessions = [`stream#${streamId}#1`, `cancel#${sessionId}#1`];
+
+      for (const id of notSessions) {
+        const ping = await post(handler, { jsonrpc: "2.0", id: 2, method: "ping" }, id);
+        expect(ping.statusCode, `POST as ${id}: ${ping.body}`).toBe(404);
+        expect(JSON.parse(ping.body)).toMatchObject({
+          error: { code: -32001, message: "Session not found" },
+        });
+        const resumed = (await handler(
+          httpEvent("url", {
+            method: "GET",
+            path: "/mcp",
+            headers: { ...SSE_ACCEPT, "mcp-session-id": id, "last-event-id": eventId(streamId, 1) },
+          }),
+          lambdaContext(),
+        )) as HttpResult;
+        expect(resumed.statusCode, `GET as ${id}`).toBe(404);
+        const deleted = (await handler(
+          httpEvent("url", { method: "DELETE", path: "/mcp", headers: { "mcp-session-id": id } }),
+          lambdaContext(),
+        )) as HttpResult;
+        expect(deleted.statusCode, `DELETE as ${id}`).toBe(404);
+      }
+      // Nothing was deleted: the event is there for the session that made it, and so is the cancellation.
+      expect(await events.from(streamId, 1, 1)).toStrictEqual([kept]);
+      expect(await events.isCancelled(sessionId, 1)).toBe(true);
+    });
+
+    it("are not read as sessions by the session store, whatever key is asked for", async () => {
+      const store = new DynamoSessionStore({
+        tableName: dynamo.tableName,
+        region: "us-east-1",
+        endpoint: dynamo.endpoint,
+      });
+      const events = new DynamoStreamEvents({
+        tableName: dynamo.tableName,
+        region: "us-east-1",
+        endpoint: dynamo.endpoint,
+      });
+      const streamId = randomUUID();
+      const sessionId = randomUUID();
+      await events.append({
+        streamId,
+        seq: 1,
+        sessionId,
+        data: "{}",
+        final: true,
+      });
+      await events.cancel(sessionId, "x");
+      for (const key of [`stream#${streamId}#1`, `cancel#${sessionId}#"x"`])
+        expect(await store.get(key, testContext(5_000)), key).toBeUndefined();
+    });
+
+    it("an id not of the server's own form is an unknown session (404); one that is no visible ASCII is 400", async () => {
+      const sessionId = await openSession(handler);
+      const ping = (id: string) => post(handler, { jsonrpc: "2.0", id: 3, method: "ping" }, id);
+      expect((await ping(sessionId)).statusCode).toBe(200);
+      for (const id of [sessionId.toUpperCase(), `${sessionId}x`, "abc", "x".repeat(128)])
+        expect((await ping(id)).statusCode, id).toBe(404);
+      expect((await ping("caf\u00e9")).statusCode).toBe(400);
+    });
+  });
+});
