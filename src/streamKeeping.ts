@@ -12,6 +12,8 @@ export interface Keeping {
   sessionId: string;
   /** The id of the request the stream answers (one JSON-RPC request), to look for its cancellation. */
   requestId: string | number | undefined;
+  /** When the front door received the request: a cancellation noted before is not of this request. */
+  receivedAt: number;
   /** Told when an event cannot be kept: the stream goes on, without ids from then on. */
   onFault(error: unknown): void;
 }
@@ -31,7 +33,7 @@ export function keepingFor(
   if (store === undefined || sessionId === undefined || sessionId === "") return undefined;
   if (version !== undefined && isModernVersion(version)) return undefined;
   const onFault = (error: unknown) => fault(error, "keeping a stream event");
-  return { store, sessionId, requestId: requestIdIn(request.body), onFault };
+  return { store, sessionId, requestId: requestIdIn(request.body), receivedAt: request.receivedAt, onFault };
 }
 
 /** The id of the one JSON-RPC request a body holds; undefined for a batch or anything else. */
@@ -48,7 +50,7 @@ function requestIdIn(body: string): string | number | undefined {
 /**
  * Aborts when the session's client cancels the request: its `notifications/cancelled` reaches
  * whichever invocation the front door picks, which notes it in the store (routes/resume.ts); this one
- * looks every CANCEL_POLL_MS while it streams.
+ * looks every CANCEL_POLL_MS while it streams, counting only what was noted since the request arrived.
  */
 export function watchCancellation(
   keeping: Keeping,
@@ -58,7 +60,7 @@ export function watchCancellation(
   let timer: NodeJS.Timeout | undefined;
   const look = async (): Promise<void> => {
     try {
-      if (await keeping.store.isCancelled(keeping.sessionId, requestId)) {
+      if (await keeping.store.isCancelled(keeping.sessionId, requestId, keeping.receivedAt)) {
         controller.abort(new DOMException("the client cancelled the request", "AbortError"));
         return;
       }

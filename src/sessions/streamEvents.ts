@@ -29,10 +29,13 @@ export interface StreamEventStore {
    * `limit`. Events past their keeping time count as not there.
    */
   from(streamId: string, seq: number, limit: number): Promise<StoredEvent[]>;
-  /** Notes that the session's client cancelled its request `requestId` (`notifications/cancelled`). */
+  /** Notes, with the time, that the session's client cancelled its request `requestId` (`notifications/cancelled`). */
   cancel(sessionId: string, requestId: string | number): Promise<void>;
-  /** Whether the session's client cancelled its request `requestId`. */
-  isCancelled(sessionId: string, requestId: string | number): Promise<boolean>;
+  /**
+   * Whether the session's client cancelled its request `requestId` received at `receivedAt` (epoch ms): a
+   * cancellation noted before then was of an earlier request with that id (or of none yet), never this one.
+   */
+  isCancelled(sessionId: string, requestId: string | number, receivedAt: number): Promise<boolean>;
 }
 
 /** An event's SSE id: its stream and place, `<stream id>.<seq>`. */
@@ -148,21 +151,24 @@ export class DynamoStreamEvents implements StreamEventStore {
   }
 
   async cancel(sessionId: string, requestId: string | number): Promise<void> {
-    const expiresAt = Math.floor(this.now() / 1000) + EVENT_KEEP_SECONDS;
+    const cancelledAt = this.now();
+    const expiresAt = Math.floor(cancelledAt / 1000) + EVENT_KEEP_SECONDS;
     await this.send("cancel", ({ client, lib }, abortSignal) =>
       client.send(
         new lib.PutCommand({
           TableName: this.options.tableName,
-          Item: { sessionId: cancelKeyOf(sessionId, requestId), expiresAt },
+          Item: { sessionId: cancelKeyOf(sessionId, requestId), cancelledAt, expiresAt },
         }),
         { abortSignal },
       ),
     );
   }
 
-  async isCancelled(sessionId: string, requestId: string | number): Promise<boolean> {
-    const found = await this.getAll([cancelKeyOf(sessionId, requestId)]);
-    return found.size > 0;
+  async isCancelled(sessionId: string, requestId: string | number, receivedAt: number): Promise<boolean> {
+    const key = cancelKeyOf(sessionId, requestId);
+    const cancelledAt = (await this.getAll([key])).get(key)?.cancelledAt;
+    // A note without its time was kept before times were noted: of an earlier request, as far as anyone knows.
+    return typeof cancelledAt === "number" && cancelledAt >= receivedAt;
   }
 
   /** An event's parts after the first, or undefined when one is missing. */

@@ -10,6 +10,8 @@ import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
 import { type FaultServer, startFaultServer } from "../support/faultServer.js";
 import { asBuffered, installStreamingRuntime } from "../support/lambdaStreaming.js";
+import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 
 // A session's streams and cancellations through the streaming entry, its sessions, stream events and
 // cancellations in one DynamoDB table (dynalite).
@@ -23,12 +25,13 @@ function streamingHandler(environment: Record<string, string>): Handler {
   return asBuffered(createStreamingHandler(config) as never);
 }
 
-/** A POST to /mcp, as a Function URL delivers it. */
-function postEvent(body: unknown, sessionId: string | undefined): Record<string, unknown> {
+/** A POST to /mcp, as a Function URL delivers it; `stamp`: when the front door received it (epoch ms). */
+function postEvent(body: unknown, sessionId: string | undefined, stamp?: number): Record<string, unknown> {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
   const format: EventFormat = "url";
   const event = httpEvent(format, { method: "POST", path: "/mcp", headers, body: JSON.stringify(body) });
+  if (stamp !== undefined) (event.requestContext as Record<string, unknown>).timeEpoch = stamp;
   return event;
 }
 
@@ -59,6 +62,32 @@ async function openSession(handler: Handler): Promise<string> {
   return sessionId as string;
 }
 
+/** A tool call that tells its progress, so that its answer is a stream (kept, in a session). */
+const slowCall = (id: string | number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "ExecuteQuery", arguments: { query: "up" }, _meta: { progressToken: `p-${id}` } },
+});
+const cancel = (requestId: string | number) => ({
+  jsonrpc: "2.0",
+  method: "notifications/cancelled",
+  params: { requestId, reason: "user" },
+});
+
+/** The JSON-RPC messages of an SSE body (or of a JSON one), each with the SSE id it came with. */
+function messagesOf(answer: HttpResult): { id: string | undefined; message: Record<string, unknown> }[] {
+  if (header(answer, "Content-Type") !== "text/event-stream")
+    return [{ id: undefined, message: JSON.parse(answer.body) }];
+  return answer.body
+    .split("\n\n")
+    .filter((block) => block.includes("data: "))
+    .map((block) => ({
+      id: /^id: (\S+)$/m.exec(block)?.[1],
+      message: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? "null") as Record<string, unknown>,
+    }));
+}
+
 describe("a session's streams and cancellations in the sessions table (dynalite)", () => {
   let dynamo: Dynalite;
   let hanging: FaultServer;
@@ -67,7 +96,7 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
 
   beforeAll(async () => {
     dynamo = await startDynalite();
-    // A Prometheus that never answers.
+    // A Prometheus that never answers: only a cancellation or the deadline ends a call to it.
     hanging = await startFaultServer([{ hang: true }]);
     environment = {
       SESSION_TABLE: dynamo.tableName,
@@ -80,6 +109,24 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
 
   afterAll(async () => {
     await Promise.all([hanging?.close(), dynamo?.close()]);
+  });
+
+  describe("a cancellation", () => {
+    it("noted after the front door received the request cancels it, even before its invocation started", async () => {
+      const sessionId = await openSession(handler);
+      const receivedAt = Date.now();
+      // The cancellation reaches a warm invocation while the request's own still starts (a cold start).
+      expect((await post(handler, cancel("q-2"), sessionId)).statusCode).toBe(202);
+      const answer = (await handler(
+        postEvent(slowCall("q-2"), sessionId, receivedAt),
+        lambdaContext(60_000),
+      )) as HttpResult;
+      // Its kept stream found the cancellation and stopped the query (its deadline was a minute away).
+      const reply = messagesOf(answer).at(-1)?.message as { id: string; result: Record<string, unknown> };
+      expect(reply.id).toBe("q-2");
+      expect(reply.result.isError).toBe(true);
+      expect(JSON.stringify(reply.result.content)).toMatch(/was cancelled before it answered/);
+    }, 90_000);
   });
 
   describe("the table's items that are no session", () => {
@@ -125,7 +172,7 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
       }
       // Nothing was deleted: the event is there for the session that made it, and so is the cancellation.
       expect(await events.from(streamId, 1, 1)).toStrictEqual([kept]);
-      expect(await events.isCancelled(sessionId, 1)).toBe(true);
+      expect(await events.isCancelled(sessionId, 1, 0)).toBe(true);
     });
 
     it("are not read as sessions by the session store, whatever key is asked for", async () => {
@@ -162,4 +209,41 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
       expect((await ping("caf\u00e9")).statusCode).toBe(400);
     });
   });
+});
+
+describe.skipIf(!prometheusAvailable())("a cancellation noted before, with a Prometheus that answers", () => {
+  let prometheus: RunningPrometheus;
+  let proxy: SlowProxy;
+  let dynamo: Dynalite;
+  let handler: Handler;
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus();
+    // Over two seconds: a kept stream looks for its cancellation twice before the answer.
+    proxy = await startSlowProxy(prometheus.url, { headersAfterMs: 2_500 });
+    dynamo = await startDynalite();
+    handler = streamingHandler({
+      SESSION_TABLE: dynamo.tableName,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      PROMETHEUS_URL: proxy.url,
+      PROMETHEUS_AUTH: "none",
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([proxy?.close(), dynamo?.close(), prometheus?.close()]);
+  });
+
+  it("leaves a later request with that id its result", async () => {
+    const sessionId = await openSession(handler);
+    expect((await post(handler, cancel(7), sessionId)).statusCode).toBe(202);
+    const answer = await post(handler, slowCall(7), sessionId, 60_000);
+    const messages = messagesOf(answer);
+    // Streamed (its progress came first) and answered.
+    expect(messages.length).toBeGreaterThan(1);
+    const reply = messages.at(-1)?.message as { id: number; result: Record<string, unknown> };
+    expect(reply.id).toBe(7);
+    expect(reply.result.isError).toBeUndefined();
+    expect(reply.result.structuredContent).toStrictEqual({ resultType: "vector", result: [] });
+  }, 90_000);
 });

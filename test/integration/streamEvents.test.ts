@@ -89,11 +89,23 @@ describe("stream events in the sessions table (dynalite)", () => {
   });
 
   it("notes a cancellation per session and request id, the id's type included", async () => {
+    const receivedAt = now;
     await store.cancel("session-a", 7);
-    expect(await store.isCancelled("session-a", 7)).toBe(true);
-    expect(await store.isCancelled("session-a", "7")).toBe(false);
-    expect(await store.isCancelled("session-b", 7)).toBe(false);
-    expect(await store.isCancelled("session-a", 8)).toBe(false);
+    expect(await store.isCancelled("session-a", 7, receivedAt)).toBe(true);
+    expect(await store.isCancelled("session-a", "7", receivedAt)).toBe(false);
+    expect(await store.isCancelled("session-b", 7, receivedAt)).toBe(false);
+    expect(await store.isCancelled("session-a", 8, receivedAt)).toBe(false);
+  });
+
+  it("a cancellation noted before a request arrived never cancels it, an hour's keeping or not", async () => {
+    const noted = now;
+    await store.cancel("session-c", "q");
+    // The same id, a request that arrived later (a minute, or a millisecond): the note was of another.
+    expect(await store.isCancelled("session-c", "q", noted + 60_000)).toBe(false);
+    expect(await store.isCancelled("session-c", "q", noted + 1)).toBe(false);
+    // A request that arrived before the note is the one it cancels.
+    expect(await store.isCancelled("session-c", "q", noted)).toBe(true);
+    expect(await store.isCancelled("session-c", "q", noted - 5_000)).toBe(true);
   });
 });
 
