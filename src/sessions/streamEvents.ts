@@ -1,5 +1,9 @@
+import type { RequestId } from "../protocol/jsonrpc.js";
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
 import { SessionStoreError } from "./store.js";
+
+/** Whom a stream's reply answers: one request's id, or the ids of a batch's requests. */
+export type ReplyTo = RequestId | RequestId[] | null;
 
 /**
  * One SSE event of a stream that answers a session's POST (2025 revisions): kept so that a client
@@ -15,6 +19,14 @@ export interface StoredEvent {
   data: string;
   /** The request's reply: the stream's last event. */
   final: boolean;
+  /**
+   * Epoch milliseconds after which the invocation writing the stream writes nothing more (its Lambda's
+   * own deadline): a resumption waiting for its reply past that answers in its place. Infinity when not
+   * known (an event kept before it was noted).
+   */
+  writerDeadline: number;
+  /** Whom the stream's reply answers, for the error a resumption sends when the writer died without one. */
+  replyTo: ReplyTo;
 }
 
 /**
@@ -119,6 +131,9 @@ export class DynamoStreamEvents implements StreamEventStore {
             data: parts[0],
             parts: parts.length,
             final: event.final,
+            writerDeadline: event.writerDeadline,
+            // As JSON: an id's type (7 or "7") and a batch's list survive whatever the marshaller does.
+            replyTo: JSON.stringify(event.replyTo),
             expiresAt,
           },
         }),
@@ -145,6 +160,9 @@ export class DynamoStreamEvents implements StreamEventStore {
         sessionId: String(head.owner),
         data: [String(head.data), ...rest].join(""),
         final: head.final === true,
+        writerDeadline:
+          typeof head.writerDeadline === "number" ? head.writerDeadline : Number.POSITIVE_INFINITY,
+        replyTo: replyToOf(head.replyTo),
       });
     }
     return events;
@@ -237,6 +255,20 @@ function keyOf(streamId: string, seq: number): string {
 /** A cancellation's key: the session, and the request id as JSON (7 and "7" are different ids). */
 function cancelKeyOf(sessionId: string, requestId: string | number): string {
   return `cancel#${sessionId}#${JSON.stringify(requestId)}`;
+}
+
+/** A kept `replyTo` (JSON text); null for anything else, which a resumption answers with id null. */
+function replyToOf(kept: unknown): ReplyTo {
+  if (typeof kept !== "string") return null;
+  try {
+    const value: unknown = JSON.parse(kept);
+    const isId = (id: unknown) => typeof id === "string" || typeof id === "number";
+    if (isId(value)) return value as RequestId;
+    if (Array.isArray(value) && value.every(isId)) return value as RequestId[];
+  } catch {
+    // Not JSON: not something this server kept.
+  }
+  return null;
 }
 
 /** `data` in parts of at most PART_UNITS, never splitting a surrogate pair (a lone half is no UTF-8). */

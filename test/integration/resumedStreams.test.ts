@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { WRITER_ENDED } from "../../src/routes/resume.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { DynamoStreamEvents, eventId } from "../../src/sessions/streamEvents.js";
 import { createStreamingHandler } from "../../src/streaming.js";
@@ -12,9 +14,10 @@ import { type FaultServer, startFaultServer } from "../support/faultServer.js";
 import { asBuffered, installStreamingRuntime } from "../support/lambdaStreaming.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
+import { bundleStreamWriter, startStreamWriter } from "../support/streamWriter.js";
 
-// A session's streams and cancellations through the streaming entry, its sessions, stream events and
-// cancellations in one DynamoDB table (dynalite).
+// A session's streams and cancellations through the streaming entry (in this process, and in a process
+// of its own that dies), its sessions, stream events and cancellations in one DynamoDB table (dynalite).
 
 const SSE_ACCEPT = { accept: "text/event-stream" };
 
@@ -93,10 +96,11 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
   let hanging: FaultServer;
   let environment: Record<string, string>;
   let handler: Handler;
+  let admin: DynamoDBClient;
 
   beforeAll(async () => {
     dynamo = await startDynalite();
-    // A Prometheus that never answers: only a cancellation or the deadline ends a call to it.
+    // A Prometheus that never answers: only a cancellation, the deadline or a death ends a call to it.
     hanging = await startFaultServer([{ hang: true }]);
     environment = {
       SESSION_TABLE: dynamo.tableName,
@@ -105,10 +109,75 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
       PROMETHEUS_AUTH: "none",
     };
     handler = streamingHandler(environment);
+    admin = new DynamoDBClient({ region: "us-east-1", endpoint: dynamo.endpoint });
   }, 60_000);
 
   afterAll(async () => {
+    admin?.destroy();
     await Promise.all([hanging?.close(), dynamo?.close()]);
+  });
+
+  /** The stream ids of the session's kept events whose place is `seq`, read from the table itself. */
+  async function streamsOf(sessionId: string, seq: number): Promise<string[]> {
+    const { Items = [] } = await admin.send(
+      new ScanCommand({
+        TableName: dynamo.tableName,
+        FilterExpression: "#owner = :owner",
+        ExpressionAttributeNames: { "#owner": "owner" },
+        ExpressionAttributeValues: { ":owner": { S: sessionId } },
+      }),
+    );
+    return Items.flatMap((item) => {
+      const match = /^stream#([0-9a-f-]{36})#(\d+)$/.exec(item.sessionId?.S ?? "");
+      return match && Number(match[2]) === seq ? [match[1] as string] : [];
+    });
+  }
+
+  describe("a resumed stream whose writer died", () => {
+    let bundle: string;
+
+    beforeAll(async () => {
+      bundle = await bundleStreamWriter();
+    }, 60_000);
+
+    it("ends, once the writer's deadline has passed, with an error to the request's id rather than waiting for its own", async () => {
+      const sessionId = await openSession(handler);
+      // The writer: an invocation of its own with 20 s to run, killed once it has kept its first event.
+      const writer = startStreamWriter(bundle, environment, postEvent(slowCall("slow-1"), sessionId), 20_000);
+      let streams: string[] = [];
+      try {
+        for (let waited = 0; streams.length === 0 && waited < 600; waited++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          streams = await streamsOf(sessionId, 1);
+        }
+        expect(streams, "the writer kept its first event").toHaveLength(1);
+        // Still running when killed: its call to a Prometheus that never answers ends at its deadline only.
+        expect(writer.child.exitCode).toBeNull();
+      } finally {
+        await writer.kill();
+      }
+      const streamId = streams[0] as string;
+
+      // The client resumes from that event in another invocation, with far more time than the writer had.
+      const resumed = (await handler(
+        httpEvent("url", {
+          method: "GET",
+          path: "/mcp",
+          headers: { ...SSE_ACCEPT, "mcp-session-id": sessionId, "last-event-id": eventId(streamId, 1) },
+        }),
+        lambdaContext(90_000),
+      )) as HttpResult;
+      expect(resumed.statusCode).toBe(200);
+      const messages = messagesOf(resumed);
+      const last = messages.at(-1);
+      // Whatever else the writer kept before it died comes first, each with its id; then the error, no id.
+      for (const [index, event] of messages.slice(0, -1).entries())
+        expect(event.id).toBe(eventId(streamId, index + 2));
+      expect(last).toStrictEqual({
+        id: undefined,
+        message: { jsonrpc: "2.0", id: "slow-1", error: { code: -32603, message: WRITER_ENDED } },
+      });
+    }, 180_000);
   });
 
   describe("a cancellation", () => {
@@ -144,6 +213,8 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
         sessionId,
         data: '{"jsonrpc":"2.0","method":"notifications/progress"}',
         final: false,
+        writerDeadline: Date.now() + 60_000,
+        replyTo: 1,
       };
       await events.append(kept);
       await events.cancel(sessionId, 1);
@@ -194,6 +265,8 @@ describe("a session's streams and cancellations in the sessions table (dynalite)
         sessionId,
         data: "{}",
         final: true,
+        writerDeadline: Date.now(),
+        replyTo: 1,
       });
       await events.cancel(sessionId, "x");
       for (const key of [`stream#${streamId}#1`, `cancel#${sessionId}#"x"`])

@@ -38,6 +38,8 @@ describe("stream events in the sessions table (dynalite)", () => {
     sessionId: "session-a",
     data,
     final,
+    writerDeadline: 1_700_000_900_000,
+    replyTo: "q-1",
   });
 
   it("gives a stream's events back in order from any place, up to the first one not written yet", async () => {
@@ -86,6 +88,18 @@ describe("stream events in the sessions table (dynalite)", () => {
     } finally {
       await dynamo.restore();
     }
+  });
+
+  it("keeps beside each event when its writer ends and whom the reply answers: an id as it was, a batch's ids", async () => {
+    const streamId = randomUUID();
+    const kept = [
+      { ...event(streamId, 1, "{}"), replyTo: 7 },
+      { ...event(streamId, 2, "{}"), replyTo: "7" },
+      { ...event(streamId, 3, "{}"), replyTo: ["a", 2] },
+      { ...event(streamId, 4, "{}"), replyTo: null },
+    ];
+    for (const each of kept) await store.append(each);
+    expect(await store.from(streamId, 1, 10)).toStrictEqual(kept);
   });
 
   it("notes a cancellation per session and request id, the id's type included", async () => {
