@@ -118,9 +118,9 @@ export function buildContainer(config: Config, dependencies: Dependencies, strea
     ? new MetricsRecorder(config.metricsNamespace, config.serviceName)
     : undefined;
   const requestLine = new RequestLine(config.serviceName);
-  const { mcpOptions, directOptions } = routeOptions(config, dependencies, streamed, reportFault, (message) =>
-    logger.warn(message),
-  );
+  const warn = (message: string, fields: Record<string, unknown> = {}, invocation?: Invocation) =>
+    (invocation === undefined ? logger : loggerFor(invocation)).warn(message, fields);
+  const { mcpOptions, directOptions } = routeOptions(config, dependencies, streamed, reportFault, warn);
   return {
     config,
     loggerFor,
@@ -183,7 +183,7 @@ function routeOptions(
   dependencies: Dependencies,
   streamed: boolean,
   reportFault: Container["reportFault"],
-  warn: (message: string) => void,
+  warn: (message: string, fields?: Record<string, unknown>, invocation?: Invocation) => void,
 ): { mcpOptions: McpRouteOptions; directOptions: DirectOptions } {
   const serverOptions = serverOptionsOf(config, dependencies.tools, !config.inLambda, reportFault);
   const bridgeTo = (makeServer: McpServerFactory) => (): Promise<Bridge> =>
@@ -220,6 +220,7 @@ function routeOptions(
           store: dependencies.sessionStore ?? sessionStoreFor(config, warn),
           ttlSeconds: config.sessionTtlSeconds,
           openBridge,
+          warn: (message, fields, context) => warn(message, fields, context.invocation),
         });
   return {
     mcpOptions: {

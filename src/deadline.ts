@@ -11,10 +11,21 @@ const DEFAULT_REMAINING_MS = 30_000;
  * comes first.
  */
 export function requestTimeoutMs(lambda: Context | undefined, answerBy: number | undefined): number {
-  const remaining =
-    typeof lambda?.getRemainingTimeInMillis === "function"
-      ? lambda.getRemainingTimeInMillis()
-      : DEFAULT_REMAINING_MS;
+  const remaining = remainingMs(lambda);
   const frontDoor = answerBy === undefined ? remaining : answerBy - Date.now();
   return Math.min(remaining, frontDoor) - DEADLINE_MARGIN_MS;
+}
+
+/**
+ * Epoch milliseconds at which the invocation ends (the Lambda times out, and its sandbox is stopped):
+ * nothing it runs writes anything after it.
+ */
+export function invocationEndsAt(lambda: Context | undefined): number {
+  return Date.now() + remainingMs(lambda);
+}
+
+function remainingMs(lambda: Context | undefined): number {
+  return typeof lambda?.getRemainingTimeInMillis === "function"
+    ? lambda.getRemainingTimeInMillis()
+    : DEFAULT_REMAINING_MS;
 }

@@ -42,7 +42,16 @@ export class EventWriter {
     if (keeping === undefined) return undefined;
     try {
       const data = json.length <= MAX_STORED_EVENT_UNITS ? json : tooLargeToKeep(json);
-      await keeping.store.append({ streamId: this.streamId, seq, sessionId: keeping.sessionId, data, final });
+      const { sessionId, writerDeadline, replyTo } = keeping;
+      await keeping.store.append({
+        streamId: this.streamId,
+        seq,
+        sessionId,
+        data,
+        final,
+        writerDeadline,
+        replyTo,
+      });
       return eventId(this.streamId, seq);
     } catch (error) {
       // A resumption reads events up to the first missing one: with this one missing, nothing after it

@@ -1,7 +1,7 @@
 import type { HttpRequest } from "./http/event.js";
 import { isPlainObject } from "./json.js";
 import { isModernVersion } from "./protocol/versions.js";
-import type { StreamEventStore } from "./sessions/streamEvents.js";
+import type { ReplyTo, StreamEventStore } from "./sessions/streamEvents.js";
 
 /** How often a kept stream looks for its client's cancellation, noted by another invocation. */
 export const CANCEL_POLL_MS = 1_000;
@@ -12,6 +12,12 @@ export interface Keeping {
   sessionId: string;
   /** The id of the request the stream answers (one JSON-RPC request), to look for its cancellation. */
   requestId: string | number | undefined;
+  /** Whom the stream's reply answers (a batch's requests too), kept beside each event. */
+  replyTo: ReplyTo;
+  /** When the front door received the request: a cancellation noted before is not of this request. */
+  receivedAt: number;
+  /** When this invocation ends (epoch ms), kept beside each event: it writes nothing after it. */
+  writerDeadline: number;
   /** Told when an event cannot be kept: the stream goes on, without ids from then on. */
   onFault(error: unknown): void;
 }
@@ -19,36 +25,50 @@ export interface Keeping {
 /**
  * Where a POST's stream keeps its events: in a 2025-revision session where events are kept
  * (SESSION_TABLE). The route has checked the session before any event is made; 2026-07-28 has no
- * sessions and no resumption.
+ * sessions and no resumption. `writerDeadline`: when the invocation answering it ends.
  */
 export function keepingFor(
   request: HttpRequest,
   store: StreamEventStore | undefined,
   fault: (error: unknown, where: string) => void,
+  writerDeadline: number,
 ): Keeping | undefined {
   const sessionId = request.headers["mcp-session-id"];
   const version = request.headers["mcp-protocol-version"];
   if (store === undefined || sessionId === undefined || sessionId === "") return undefined;
   if (version !== undefined && isModernVersion(version)) return undefined;
   const onFault = (error: unknown) => fault(error, "keeping a stream event");
-  return { store, sessionId, requestId: requestIdIn(request.body), onFault };
+  const replyTo = replyToIn(request.body);
+  const requestId = typeof replyTo === "string" || typeof replyTo === "number" ? replyTo : undefined;
+  return { store, sessionId, requestId, replyTo, receivedAt: request.receivedAt, writerDeadline, onFault };
 }
 
-/** The id of the one JSON-RPC request a body holds; undefined for a batch or anything else. */
-function requestIdIn(body: string): string | number | undefined {
+/** The id of the one JSON-RPC request a body holds, the ids of a batch's requests; null for anything else. */
+function replyToIn(body: string): ReplyTo {
+  let message: unknown;
   try {
-    const message: unknown = JSON.parse(body);
-    const id = isPlainObject(message) ? message.id : undefined;
-    return typeof id === "string" || typeof id === "number" ? id : undefined;
+    message = JSON.parse(body);
   } catch {
-    return undefined;
+    return null;
   }
+  if (!Array.isArray(message)) return requestIdOf(message) ?? null;
+  return message.flatMap((entry) => {
+    const id = requestIdOf(entry);
+    return id === undefined ? [] : [id];
+  });
+}
+
+/** A request's id: a message with a method and a string or number id (a notification has none). */
+function requestIdOf(message: unknown): string | number | undefined {
+  if (!isPlainObject(message) || typeof message.method !== "string") return undefined;
+  const id = message.id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 /**
  * Aborts when the session's client cancels the request: its `notifications/cancelled` reaches
  * whichever invocation the front door picks, which notes it in the store (routes/resume.ts); this one
- * looks every CANCEL_POLL_MS while it streams.
+ * looks every CANCEL_POLL_MS while it streams, counting only what was noted since the request arrived.
  */
 export function watchCancellation(
   keeping: Keeping,
@@ -58,7 +78,7 @@ export function watchCancellation(
   let timer: NodeJS.Timeout | undefined;
   const look = async (): Promise<void> => {
     try {
-      if (await keeping.store.isCancelled(keeping.sessionId, requestId)) {
+      if (await keeping.store.isCancelled(keeping.sessionId, requestId, keeping.receivedAt)) {
         controller.abort(new DOMException("the client cancelled the request", "AbortError"));
         return;
       }

@@ -5,6 +5,7 @@ import { routerFor } from "./app.js";
 import type { Config } from "./config.js";
 import { buildContainer, type Dependencies } from "./container.js";
 import type { StreamSink } from "./context.js";
+import { invocationEndsAt } from "./deadline.js";
 import { EventWriter } from "./eventWriter.js";
 import { type HttpRequest, normalizeEvent } from "./http/event.js";
 import { corsHeaders, type HttpResponse } from "./http/responses.js";
@@ -51,11 +52,12 @@ export function createStreamingHandler(config: Config, dependencies: Dependencie
     const out = new ResponseOut(stream);
     const invocation = { lambda, correlationId: lambda?.awsRequestId };
     const fault: Fault = (error, where) => container.reportFault(error, where, invocation);
+    const endsAt = invocationEndsAt(lambda);
     try {
       await answer(event, lambda, out, route, (request) => ({
         config,
         fault,
-        keeping: keepingFor(request, store, fault),
+        keeping: keepingFor(request, store, fault, endsAt),
       }));
     } catch (error) {
       // Nothing sent yet: the answer createHandler gives a failure. Once sent, the status stands.

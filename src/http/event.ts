@@ -44,6 +44,21 @@ export interface HttpRequest {
    * function's timeout. Undefined for a Function URL, which waits as long as the function runs.
    */
   answerBy: number | undefined;
+  /**
+   * Epoch milliseconds at which the front door received the request (the time it stamped on the event),
+   * or now where there is no plausible stamp (none, later than now, or older than a minute: a hand-made
+   * or replayed event). Before any cold start of the invocation that serves it.
+   */
+  receivedAt: number;
+}
+
+/** A stamp older than this is no request's arrival (a replayed event): no cold start takes so long. */
+const PLAUSIBLE_ARRIVAL_MS = 60_000;
+
+/** When the front door received the request: its stamp, where plausible, else now. */
+function receivedAtOf(stamp: unknown): number {
+  const now = Date.now();
+  return typeof stamp === "number" && stamp <= now && stamp > now - PLAUSIBLE_ARRIVAL_MS ? stamp : now;
 }
 
 /** API Gateway's hard integration timeouts (HTTP API; REST API by default). */
@@ -187,6 +202,7 @@ function fromHttpApi(event: Json): HttpRequest {
     answerBy: functionUrl
       ? undefined
       : gatewayDeadline(field(event, "requestContext", "timeEpoch"), HTTP_API_LIMIT_MS),
+    receivedAt: receivedAtOf(field(event, "requestContext", "timeEpoch")),
   };
 }
 
@@ -212,6 +228,7 @@ function fromRestApi(event: Json): HttpRequest {
     domainName: text(field(event, "requestContext", "domainName")),
     requestedPath: text(field(event, "requestContext", "path")) ?? path,
     answerBy: gatewayDeadline(field(event, "requestContext", "requestTimeEpoch"), REST_API_LIMIT_MS),
+    receivedAt: receivedAtOf(field(event, "requestContext", "requestTimeEpoch")),
   };
 }
 

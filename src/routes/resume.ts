@@ -5,9 +5,15 @@ import { type HttpResponse, jsonRpcErrorResponse } from "../http/responses.js";
 import { isWellFormedSessionId } from "../http/rules.js";
 import { acceptsEventStream, SSE_HEADERS, sseEvent } from "../http/sse.js";
 import { isPlainObject } from "../json.js";
-import { ErrorCode } from "../protocol/jsonrpc.js";
+import { ErrorCode, errorReply, type JSONRPCErrorResponse, type RequestId } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
-import { eventId, parseEventId, type StreamEventStore } from "../sessions/streamEvents.js";
+import {
+  eventId,
+  parseEventId,
+  type ReplyTo,
+  type StoredEvent,
+  type StreamEventStore,
+} from "../sessions/streamEvents.js";
 import {
   badSessionId,
   SESSION_HEADER,
@@ -21,6 +27,14 @@ import {
 export const FOLLOW_POLL_MS = 500;
 /** Events read per store call (BatchGetItem takes 100 keys). */
 const EVENTS_PER_READ = 25;
+/**
+ * How long after its invocation's end a write may still land (one store call started just before):
+ * past it, a stream without its reply never gets one.
+ */
+export const WRITER_GRACE_MS = 3_000;
+/** What a resumed stream answers in place of a reply that its writer, now ended, never kept. */
+export const WRITER_ENDED =
+  "No reply: the invocation running this request ended before it answered (its time ran out, or it failed); send the request again";
 
 /**
  * `GET /mcp` with `Last-Event-ID` (2025 revisions), where stream events are kept (a streaming front
@@ -66,27 +80,44 @@ export async function resumeStream(
       statusCode: 200,
       headers: { ...cors, [SESSION_HEADER]: sessionId, ...SSE_HEADERS },
       body: "",
-      events: last.final ? noEvents() : follow(store, at.streamId, at.seq + 1, context.deadlineAt),
+      events: last.final ? noEvents() : follow(store, last, context.deadlineAt),
     };
   });
 }
 
 /**
- * The stream's events from `seq` on as SSE frames, waiting for those not written yet, until its reply
+ * The stream's events after `last` as SSE frames, waiting for those not written yet, until its reply
  * (the last event) or `until` (epoch ms): then the client, which has every id so far, resumes again.
+ * Once the writer has ended (its deadline and WRITER_GRACE_MS passed) with no reply kept, none will
+ * come: the stream ends with an error to the request's id instead (no SSE id: nothing is kept for it).
  */
-async function* follow(store: StreamEventStore, streamId: string, seq: number, until: number) {
-  let next = seq;
-  while (Date.now() < until) {
+async function* follow(store: StreamEventStore, last: StoredEvent, until: number) {
+  const { streamId, writerDeadline, replyTo } = last;
+  const writerGone = writerDeadline + WRITER_GRACE_MS;
+  let next = last.seq + 1;
+  for (;;) {
     const events = await store.from(streamId, next, EVENTS_PER_READ);
     for (const event of events) {
       yield sseEvent(event.data, eventId(streamId, event.seq));
       if (event.final) return;
     }
     next += events.length;
-    if (events.length < EVENTS_PER_READ)
-      await sleep(Math.min(FOLLOW_POLL_MS, Math.max(0, until - Date.now())));
+    if (events.length === EVENTS_PER_READ) continue;
+    // Read after the writer's end, and still no reply: there will be none.
+    const now = Date.now();
+    if (now >= writerGone) {
+      yield sseEvent(JSON.stringify(writerEnded(replyTo)));
+      return;
+    }
+    if (now >= until) return;
+    await sleep(Math.min(FOLLOW_POLL_MS, Math.min(until, writerGone) - now));
   }
+}
+
+/** The reply a writer that ended without one owed: an error to each request it answers. */
+function writerEnded(replyTo: ReplyTo): JSONRPCErrorResponse | JSONRPCErrorResponse[] {
+  const error = (id: RequestId | null) => errorReply(id, ErrorCode.InternalError, WRITER_ENDED);
+  return Array.isArray(replyTo) ? replyTo.map(error) : error(replyTo);
 }
 
 async function* noEvents(): AsyncGenerator<string> {}

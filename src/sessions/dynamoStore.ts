@@ -1,5 +1,6 @@
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { firstLine } from "../errors.js";
+import { isPlainObject } from "../json.js";
 import { cutText } from "../text.js";
 import { traced } from "../tracing/trace.js";
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
@@ -176,7 +177,7 @@ export class DynamoSessionStore implements SessionStore {
         },
       ),
     );
-    return result.Item === undefined ? undefined : fromItem(result.Item);
+    return result.Item === undefined ? undefined : fromItem(result.Item, sessionId);
   }
 
   /**
@@ -242,17 +243,28 @@ function toItem(record: SessionRecord): Record<string, unknown> {
   return item;
 }
 
-function fromItem(item: Record<string, unknown>): SessionRecord {
+/**
+ * The session record an item holds, or undefined when it holds none: the table also keeps stream events
+ * and cancellations (src/sessions/streamEvents.ts), which are no session whatever key is asked for.
+ */
+function fromItem(item: Record<string, unknown>, sessionId: string): SessionRecord | undefined {
+  const numbers = [item.createdAt, item.updatedAt, item.expiresAt, item.version];
+  const isSession =
+    item.sessionId === sessionId &&
+    typeof item.protocolVersion === "string" &&
+    isPlainObject(item.initializeParams) &&
+    numbers.every((value) => typeof value === "number" && Number.isFinite(value));
+  if (!isSession) return undefined;
   return {
-    sessionId: String(item.sessionId),
-    initializeParams: (item.initializeParams as Record<string, unknown> | undefined) ?? {},
-    protocolVersion: String(item.protocolVersion ?? ""),
+    sessionId,
+    initializeParams: item.initializeParams as Record<string, unknown>,
+    protocolVersion: item.protocolVersion as string,
     logLevel: typeof item.logLevel === "string" ? item.logLevel : undefined,
     principal: typeof item.principal === "string" ? item.principal : undefined,
-    createdAt: Number(item.createdAt),
-    updatedAt: Number(item.updatedAt),
-    expiresAt: Number(item.expiresAt),
-    version: Number(item.version),
+    createdAt: item.createdAt as number,
+    updatedAt: item.updatedAt as number,
+    expiresAt: item.expiresAt as number,
+    version: item.version as number,
   };
 }
 

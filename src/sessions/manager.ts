@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Backoff, backoffDelay } from "../backoff.js";
 import type { Bridge } from "../bridge/bridge.js";
-import { type RequestContext, timeLeft } from "../context.js";
+import { type RequestContext, timeLeft, withMargin } from "../context.js";
 import { Lru } from "../lru.js";
 import { ErrorCode, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";
 import { checkInitializeParams } from "./limits.js";
@@ -21,6 +21,8 @@ export interface SessionManagerOptions {
   now?: () => number;
   /** How often a conflicting write is re-read and re-applied (while the deadline allows) before giving up with 503. */
   maxWriteAttempts?: number;
+  /** Where a WARN line goes about what failed without failing the request (an expiry not refreshed). */
+  warn?: (message: string, fields: Record<string, unknown>, context: RequestContext) => void;
 }
 
 /** A session ready to serve one request in this container. */
@@ -42,6 +44,17 @@ interface Warm extends ActiveSession {
 const DEFAULT_WARM_LIMIT = 64;
 const DEFAULT_REFRESH_INTERVAL_MS = 60_000;
 const DEFAULT_WRITE_ATTEMPTS = 5;
+/**
+ * The longest an expiry refresh holds its request: it only moves a TTL, so a busy store (a session file's
+ * lock another writer holds, a throttled table) delays the answer this much at most and never fails it.
+ */
+const REFRESH_BUDGET_MS = 1_000;
+/**
+ * Every session id this server mints (randomUUID: a version 4 UUID, lower case). Anything else is no
+ * session of ours, whatever the store holds under that key: the sessions table also keeps stream events
+ * and cancellations under keys of their own (`stream#…`, `cancel#…`).
+ */
+const SESSION_ID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** Between re-reads of a record another container changed at the same moment. */
 const CONFLICT_BACKOFF: Backoff = { baseMs: 20, capMs: 500 };
 
@@ -118,6 +131,7 @@ export class SessionManager {
    * principal: unknown, expired, deleted, or created by another principal.
    */
   async resume(id: string, context: RequestContext): Promise<ActiveSession | undefined> {
+    if (!isSessionIdForm(id)) return undefined;
     const record = await this.options.store.get(id, context);
     if (!record) {
       // Deleted elsewhere, or evicted from a bounded store: this container's server for it is no use.
@@ -175,12 +189,14 @@ export class SessionManager {
    * read from the store without building its server: enough to let its client resume a stream.
    */
   async isOpen(id: string, context: RequestContext): Promise<boolean> {
+    if (!isSessionIdForm(id)) return false;
     const record = await this.options.store.get(id, context);
     return record !== undefined && record.principal === context.principal && !this.isExpired(record);
   }
 
   /** Ends the session everywhere. False when there was no such session for the context's principal. */
   async delete(id: string, context: RequestContext): Promise<boolean> {
+    if (!isSessionIdForm(id)) return false;
     const record = await this.options.store.get(id, context);
     this.forget(id);
     if (!record || record.principal !== context.principal || this.isExpired(record)) return false;
@@ -251,18 +267,30 @@ export class SessionManager {
     return Math.floor(now / 1000) + this.options.ttlSeconds;
   }
 
-  /** Sliding expiry, written at most once per refresh interval; it does not bump the version. */
+  /**
+   * Sliding expiry, written at most once per refresh interval; it does not bump the version. Best effort,
+   * within REFRESH_BUDGET_MS: a refresh that fails is logged and the request goes on (the session keeps
+   * its current expiry, and its next request tries again).
+   */
   private async refreshExpiry(record: SessionRecord, context: RequestContext): Promise<void> {
     const now = this.now();
     const refreshedAt = (record.expiresAt - this.options.ttlSeconds) * 1000;
     if (now - refreshedAt < this.refreshIntervalMs) return;
-    await this.change(
-      record.sessionId,
-      record.version,
-      { expiresAt: this.expiryFrom(now), updatedAt: now },
-      false,
-      context,
-    );
+    const budget = withMargin(context, Math.max(0, timeLeft(context) - REFRESH_BUDGET_MS));
+    try {
+      const changes = { expiresAt: this.expiryFrom(now), updatedAt: now };
+      await this.change(record.sessionId, record.version, changes, false, budget);
+    } catch (error) {
+      this.options.warn?.(
+        "session expiry not refreshed; the session keeps its expiry and its next request tries again",
+        {
+          session_id_prefix: record.sessionId.slice(0, 8),
+          expires_at: new Date(record.expiresAt * 1000).toISOString(),
+          reason: error instanceof SessionStoreError ? error.message : describeFailure(error),
+        },
+        context,
+      );
+    }
   }
 
   /**
@@ -296,4 +324,16 @@ export class SessionManager {
     }
     throw new SessionStoreError(`session ${id}: too many concurrent writes`);
   }
+}
+
+/** Whether `id` has the form of the session ids this server mints (see SESSION_ID_FORM). */
+function isSessionIdForm(id: string): boolean {
+  return SESSION_ID_FORM.test(id);
+}
+
+/** A failure that is not the store's, told by its name only: its message could hold anything. */
+function describeFailure(error: unknown): string {
+  return error instanceof Error
+    ? `${error.name} (not a store failure)`
+    : "a thrown value that is not an Error";
 }

