@@ -1,6 +1,7 @@
 import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
+import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
 import { run as firstCall } from "./firstCall.js";
@@ -26,6 +27,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   firstCall,
   streaming,
   charts,
+  chartLimits,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
