@@ -684,34 +684,46 @@ describe.skipIf(!prometheusAvailable())("stdio entry: a slow query a person can 
 
 describe("stdio entry: charts", () => {
   it("draws the long-label chart (ten 100,000-character labels) in its worker, beside the bin: a ping sent while it draws is answered first", async () => {
-    const upstream = await startFaultServer([{ status: 200, body: successBody(longLabelAnswer()) }]);
-    const session = startSession({ PROMETHEUS_URL: upstream.url, PROMETHEUS_AUTH: "none" });
-    try {
-      await session.write(lines(INITIALIZE, INITIALIZED));
-      await session.reply(1);
-      const args = { query: "up", start: "1700000000", end: "1700003540", step: "60" };
-      await session.write(
-        lines({
-          jsonrpc: "2.0",
-          id: 2,
-          method: "tools/call",
-          params: { name: "PlotRangeQuery", arguments: args, _meta: { progressToken: "chart" } },
+    // A first chart of one short series loads the renderer; the second, the long-label one, is drawn
+    // by a renderer ready at once.
+    const upstream = await startFaultServer([
+      {
+        status: 200,
+        body: successBody({
+          resultType: "matrix",
+          result: [{ metric: { __name__: "up" }, values: [[1_700_000_000, "1"]] }],
         }),
-      );
+      },
+      { status: 200, body: successBody(longLabelAnswer()) },
+    ]);
+    const session = startSession({ PROMETHEUS_URL: upstream.url, PROMETHEUS_AUTH: "none" });
+    const plot = (id: number, meta: object = {}) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: "PlotRangeQuery",
+        arguments: { query: "up", start: "1700000000", end: "1700003540", step: "60" },
+        _meta: meta,
+      },
+    });
+    try {
+      await session.write(lines(INITIALIZE, INITIALIZED, plot(2)));
+      await session.reply(2);
+      await session.write(lines(plot(3, { progressToken: "chart" })));
       await session.message(
         (message) =>
           message.method === "notifications/progress" &&
           (message.params as { message?: string }).message === "Drawing the chart",
       );
-      await session.write(lines({ jsonrpc: "2.0", id: 3, method: "ping" }));
-      await session.reply(2);
-      const order = session.replies
-        .filter((reply) => reply.id === 2 || reply.id === 3)
-        .map((reply) => reply.id);
-      expect(order).toStrictEqual([3, 2]);
-      const chart = (await session.reply(2)) as Reply & {
+      await session.write(lines({ jsonrpc: "2.0", id: 4, method: "ping" }));
+      const chart = (await session.reply(3)) as Reply & {
         result?: { isError?: boolean; content: Array<{ type: string }> };
       };
+      const order = session.replies
+        .filter((reply) => reply.id === 3 || reply.id === 4)
+        .map((reply) => reply.id);
+      expect(order).toStrictEqual([4, 3]);
       // In time: an image, a tool error or the deadline's -32001; here the legend is cut, and drawn.
       expect(chart.result?.content[0]?.type, JSON.stringify(chart).slice(0, 500)).toBe("image");
     } finally {
