@@ -91,6 +91,7 @@ async function largest(
                     : `${BASE_REVISION} with a ${ROOMY_HEAP_MB} MB heap (with ${HEAP_MB} MB it aborts)`,
                 value: mb(baseline.peakRss),
               },
+              ratio: baseline.peakRss / mine.peakRss,
             }
           : {}),
         target: `answered (an image) at ≤ ${target} MB peak RSS`,
@@ -127,7 +128,7 @@ async function longLabels(
       : undefined;
     const inTime = /^(image|tool error|error -32001)/.test(mine.outcomes[0] ?? "");
     const pinged = (probed: ChartProbed) =>
-      `${probed.pinged ?? 0} pings answered meanwhile, the slowest in ${round(probed.pingMs ?? Number.NaN, 0)} ms`;
+      `${probed.pinged ?? 0} pings due every 100 ms answered meanwhile, the longest wait ${round(probed.pingMs ?? Number.NaN, 0)} ms`;
     return {
       id: "chart-long-labels",
       title:
