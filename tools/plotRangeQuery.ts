@@ -32,9 +32,9 @@ export const PlotRangeQuery = defineTool({
     const { ChartAnswerSink, chartFacts, chartOf, drawChart, prepareDrawing } = await import(
       "../src/charts/plot.js"
     );
+    const { range, order: chosen, request, collector } = askRange(args, call);
     // The renderer loads in its worker while Prometheus answers.
     prepareDrawing();
-    const { range, order: chosen, request, collector } = askRange(args, call);
     const answer: ChartAnswer = await getFromWorkspace(
       args,
       call,
