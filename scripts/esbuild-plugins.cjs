@@ -15,6 +15,10 @@
 // - chartAssetsBeside: the chart renderer's files (resvg's WebAssembly, the DejaVu Sans font) are copied
 //   beside the chunk that reads them, and src/charts/assets.ts reads those copies: a bundle has no
 //   node_modules. Only a bundle that holds the renderer gets them.
+// - chartWorkerBeside: PlotRangeQuery draws in a worker thread (src/charts/drawing.ts), which runs a file
+//   of its own: built here (scripts/chart-worker-build.mjs, the renderer and its packages inside, its
+//   files beside it by chartAssetsBeside) as chart-worker.mjs beside the chunk that starts it, whose
+//   src/charts/workerFile.ts is replaced by one naming that file. Only a bundle that draws charts gets it.
 // - viewAtBuild: the MCP Apps view's HTML page (view/, built by scripts/view-build.mjs) goes in the
 //   bundle in place of src/views/viewHtml.ts, which run from sources builds it on first use. That
 //   module is imported only by the first resources/read, so the page is a chunk of its own.
@@ -31,6 +35,9 @@ const SDK = `${sep}@modelcontextprotocol${sep}sdk${sep}`;
 const SDK_PROVIDER = "@modelcontextprotocol/sdk/validation/ajv";
 const CHART_ASSETS = join(ROOT, "src", "charts", "assets.ts");
 const VIEW_HTML = join(ROOT, "src", "views", "viewHtml.ts");
+const CHART_WORKER_FILE = join(ROOT, "src", "charts", "workerFile.ts");
+/** The chart worker's file, beside the chunk that starts it. */
+const CHART_WORKER = "chart-worker.mjs";
 /** The renderer's files, by the name their copies take beside the chunk that reads them. */
 const CHART_FILES = {
   "resvg.wasm": "@resvg/resvg-wasm/index_bg.wasm",
@@ -181,6 +188,47 @@ export async function rendererAssets() {
 };
 
 /** @type {import("esbuild").Plugin} */
+const chartWorkerBeside = {
+  name: "chart-worker-beside",
+  setup(build) {
+    const options = build.initialOptions;
+    options.metafile = true;
+    build.onLoad({ filter: /[\\/]src[\\/]charts[\\/]workerFile\.ts$/ }, (args) => {
+      if (args.path !== CHART_WORKER_FILE) return undefined;
+      return {
+        loader: "js",
+        contents: `export async function chartWorkerFile() {\n  return new URL(${JSON.stringify(`./${CHART_WORKER}`)}, import.meta.url);\n}\n`,
+      };
+    });
+    build.onEnd(async (result) => {
+      if (result.errors.length > 0) return undefined;
+      const holders = holdersOf(result, options, CHART_WORKER_FILE);
+      if (holders.length === 0) return undefined;
+      if (options.write === false) {
+        return {
+          errors: [
+            {
+              text: "chart-worker-beside writes the chart worker beside the bundle: build with write enabled",
+            },
+          ],
+        };
+      }
+      const { buildChartWorker } = await import("./chart-worker-build.mjs");
+      const worker = (dir) =>
+        buildChartWorker(build.esbuild, {
+          root: ROOT,
+          outfile: join(dir, CHART_WORKER),
+          plugins: [chartAssetsBeside],
+          target: options.target,
+          minify: options.minify,
+        });
+      await Promise.all(holders.map(worker));
+      return undefined;
+    });
+  },
+};
+
+/** @type {import("esbuild").Plugin} */
 const viewAtBuild = {
   name: "view-at-build",
   setup(build) {
@@ -193,4 +241,4 @@ const viewAtBuild = {
   },
 };
 
-module.exports = [toolSchemasAtBuild, ajvOnFirstUse, chartAssetsBeside, viewAtBuild];
+module.exports = [toolSchemasAtBuild, ajvOnFirstUse, chartAssetsBeside, chartWorkerBeside, viewAtBuild];

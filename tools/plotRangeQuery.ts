@@ -29,25 +29,29 @@ export const PlotRangeQuery = defineTool({
   annotations: readOnly("Draw a PromQL range query"),
   view: RANGE_VIEW_URI,
   async run(args, call) {
-    const { ChartAnswerSink, chartFacts, chartModel, renderPng } = await import("../src/charts/plot.js");
+    const { ChartAnswerSink, chartFacts, chartOf, drawChart, prepareDrawing } = await import(
+      "../src/charts/plot.js"
+    );
     const { range, order: chosen, request, collector } = askRange(args, call);
+    // The renderer loads in its worker while Prometheus answers.
+    prepareDrawing();
     const answer: ChartAnswer = await getFromWorkspace(
       args,
       call,
       request,
-      () => new ChartAnswerSink(collector()),
+      () => new ChartAnswerSink(collector(), range),
     );
     expectShape(queryData, answer.query.shape, "query result");
-    // Nothing matched: the answers' own (empty) result and its hint, as text, not an empty chart.
-    if (answer.series.length === 0) return answer.query;
-    const model = chartModel(answer.series, {
+    // Nothing to draw: the answers' own result (empty, with its hint) as text, not an empty chart.
+    if (answer.data.series.length === 0) return answer.query;
+    const model = chartOf(answer.data, {
       title: args.title ?? args.query,
       order: chosen,
       limit: args.limit ?? undefined,
     });
     call.context.progress?.step("Drawing the chart");
-    const png = await renderPng(model);
+    const png = await drawChart(model, call.context);
     const asked = { query: args.query, ...range, order: chosen };
-    return new Picture(png, chartFacts(model, answer.series, asked, png.length));
+    return new Picture(png, chartFacts(model, answer.data.series.length, asked, png.length));
   },
 });

@@ -1,37 +1,49 @@
 import { ToolError } from "../errors.js";
 import { parseJsonBytes } from "../json.js";
 import type { AnswerSink } from "../prometheus/answerReader.js";
+import type { QueryRange } from "../results/curves.js";
 import type { Labels } from "../results/labelSets.js";
 import type { QueryResult, QueryResultCollector } from "../results/queryResult.js";
 import { asSeries } from "../results/series.js";
-import { SeriesStats } from "../results/stats.js";
 import { commonLabels, differingLabels, RANGE_COLUMNS, rangeRow } from "../results/table.js";
-import { type ChartModel, type MatrixSeries, sampleValue } from "./chartModel.js";
-import { CHART_HEIGHT, CHART_WIDTH } from "./render.js";
+import { ChartData } from "./chartData.js";
+import type { ChartModel } from "./chartModel.js";
+import { CHART_HEIGHT, CHART_WIDTH } from "./size.js";
 
-/** The most points a chart reads: more cannot be seen at CHART_WIDTH pixels, nor held cheaply. */
+/** The most points a chart reads (Prometheus sends at most 11,000 per series). */
 export const MAX_CHART_POINTS = 2_000_000;
 
 /** A range query's answer read for a chart: the answers' own result (for an empty one), and its series. */
 export interface ChartAnswer {
   query: QueryResult;
-  series: MatrixSeries[];
+  /** The series, reduced to what the chart and its text need (chartData.ts). */
+  data: ChartData;
 }
 
 /**
- * Reads a range query's answer for a chart: each element goes to the answers' own collector (whose
- * empty result, with its hint, is the answer when nothing matched) and is kept as a series to draw.
+ * Reads a range query's answer for a chart. Until the first series, each element also goes to the
+ * answers' own collector, whose result (an empty one with its hint, or an answer with no series) is
+ * the answer when there is nothing to draw; once there is, only the chart's reduction reads them, and
+ * what the chart holds depends on the series and the chart's width, not on the points.
  */
 export class ChartAnswerSink implements AnswerSink<ChartAnswer> {
-  private readonly series: MatrixSeries[] = [];
+  private readonly data: ChartData;
   private points = 0;
 
-  constructor(private readonly collector: QueryResultCollector) {}
+  constructor(
+    private readonly collector: QueryResultCollector,
+    range: QueryRange,
+  ) {
+    this.data = new ChartData(range);
+  }
 
   element(raw: Uint8Array): void {
-    this.collector.element(raw);
-    const series = asSeries(parseJsonBytes(raw));
-    if (series === undefined) return;
+    const value = parseJsonBytes(raw);
+    const series = asSeries(value);
+    if (series === undefined) {
+      if (this.data.series.length === 0) this.collector.element(raw);
+      return;
+    }
     this.points += series.values.length;
     if (this.points > MAX_CHART_POINTS) {
       throw new ToolError(
@@ -39,11 +51,11 @@ export class ChartAnswerSink implements AnswerSink<ChartAnswer> {
         "too_large",
       );
     }
-    this.series.push({ metric: labelsOf(series.metric), values: series.values });
+    this.data.add(labelsOf(series.metric), series.values);
   }
 
   finish(data: unknown, answerBytes: number): ChartAnswer {
-    return { query: this.collector.finish(data, answerBytes), series: this.series };
+    return { query: this.collector.finish(data, answerBytes), data: this.data };
   }
 }
 
@@ -55,22 +67,18 @@ function labelsOf(metric: unknown): Labels {
 }
 
 /**
- * What a chart shows, for the model and for the person: which series as lines (in the order drawn),
- * how many more in the band, and the statistics of the series drawn as lines, as the answers' own
- * `series_stats` table.
+ * What a chart shows, for the model and for the person: which series as lines (in the order drawn,
+ * as their legend names them), how many more in the band, and the statistics of the series drawn as
+ * lines, as the answers' own `series_stats` table (their labels whole).
  */
 export function chartFacts(
   model: ChartModel,
-  series: readonly MatrixSeries[],
+  series: number,
   asked: { query: string; start: number; end: number; step: number; order: string },
   pngBytes: number,
 ): Record<string, unknown> {
   const common = commonLabels(model.drawn.map((one) => one.metric));
-  const rows = model.drawn.map((one) => {
-    const stats = new SeriesStats();
-    for (const [time, text] of one.values) stats.add(time, sampleValue(text));
-    return rangeRow(differingLabels(one.metric, common), stats);
-  });
+  const rows = model.drawn.map((one) => rangeRow(differingLabels(one.metric, common), one.stats));
   return {
     chart: {
       query: asked.query,
@@ -78,10 +86,12 @@ export function chartFacts(
       end: asked.end,
       step: asked.step,
       order: asked.order,
-      series: series.length,
+      series,
       lines: model.lines.map((line) => line.label),
       in_band: model.others?.count ?? 0,
-      infinities_marked: model.infinities.length,
+      infinities_marked: model.infinitiesMarked,
+      // An odd upstream's samples at times no date holds: in series_stats, not on the time axis.
+      ...(model.undrawable > 0 ? { samples_not_drawn: model.undrawable } : {}),
       image: { format: "png", width: CHART_WIDTH, height: CHART_HEIGHT, bytes: pngBytes },
     },
     series_stats: { common_labels: common, columns: RANGE_COLUMNS, rows },

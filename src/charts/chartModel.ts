@@ -1,5 +1,10 @@
 import type { Labels } from "../results/labelSets.js";
-import { type Features, type Order, ranked } from "../results/ranking.js";
+import { type Order, ranked } from "../results/ranking.js";
+import type { SeriesStats } from "../results/stats.js";
+import { cutText } from "../text.js";
+import { type Band, ChartData, type ChartPoint, type ChartSeries } from "./chartData.js";
+
+export { type ChartPoint, sampleValue } from "./chartData.js";
 
 /** One series of a Prometheus range query's answer (`resultType: matrix`). */
 export interface MatrixSeries {
@@ -8,122 +13,149 @@ export interface MatrixSeries {
   values: ReadonlyArray<readonly [number, string]>;
 }
 
-/** A point drawn: epoch milliseconds and the value, or null where the line has a gap (NaN, no sample). */
-export type ChartPoint = [number, number | null];
-
 export interface ChartLine {
-  /** The labels that tell this series from the others drawn (`{pod="api-1"}`), or its metric's name. */
+  /** The labels that tell this series from the others drawn (`{pod="api-1"}`), or its metric's name, as drawn. */
   label: string;
   points: ChartPoint[];
 }
 
-/** What one chart draws, in the order it draws it: data only, no pixels (render.ts draws it). */
-export interface ChartModel {
+/** What the renderer draws (render.ts, in its worker): data only, no pixels, every text bounded. */
+export interface ChartPicture {
+  /** At most MAX_TITLE_CHARS characters. */
   title: string;
   /** The first series in the order asked for, each a labelled line (at most MAX_LABELLED_LINES). */
   lines: ChartLine[];
   /** The series after those, drawn together, faintly: how many, and their range at each time. */
-  others: { count: number; low: ChartPoint[]; high: ChartPoint[] } | undefined;
+  others: ({ count: number } & Band) | undefined;
   /** Infinite samples: marked on the chart, never plotted as values. */
   infinities: Array<{ label: string; time: number; sign: 1 | -1 }>;
   /** The y axis's unit where the metric's name says it (`_bytes`, `_seconds`, a ratio). */
   unit: Unit | undefined;
-  /** The series drawn as lines, as given, in the order drawn. */
-  drawn: MatrixSeries[];
+}
+
+/** What one chart draws, in the order it draws it, and what its text says of the series drawn. */
+export interface ChartModel extends ChartPicture {
+  /** The series drawn as lines, in the order drawn: their labels and statistics. */
+  drawn: Array<{ metric: Labels; stats: SeriesStats }>;
+  /** How many samples of the lines are infinite (each marked; those of one pixel column share a mark). */
+  infinitiesMarked: number;
+  /** Samples not drawn: their time is not one a date holds. */
+  undrawable: number;
 }
 
 export type Unit = "bytes" | "seconds" | "ratio" | "percent";
 
 /** A legend of more lines than this is no longer read: the rest are drawn faintly, as a band. */
 export const MAX_LABELLED_LINES = 10;
+/** A legend entry's most characters (the labels stay whole in `series_stats`): two entries fit a row. */
+export const MAX_LEGEND_CHARS = 60;
+/** The title's most characters: one line across the chart. */
+export const MAX_TITLE_CHARS = 100;
 
 /**
- * The chart of a range query's series: the first MAX_LABELLED_LINES in `order` (most unusual first by
- * default, as the answers rank them) as lines, the rest (up to `limit` series in all) as one faint
- * band with their count.
+ * The chart of a range query's series, as read (ChartData): the first MAX_LABELLED_LINES in `order`
+ * (most unusual first by default, as the answers rank them) as lines, the rest (up to `limit` series
+ * in all) as one faint band with their count.
  */
-export function chartModel(
-  series: readonly MatrixSeries[],
+export function chartOf(
+  data: ChartData,
   options: { title: string; order: Order; limit?: number | undefined },
 ): ChartModel {
-  const parsed = series.map((one) => ({ one, metric: one.metric, samples: one.values.map(sample) }));
+  const all = data.series;
   const positions = ranked(
-    parsed.map(({ samples }) => features(samples)),
+    all.map((one) => one.features),
     options.order,
   );
   // At most `limit` series in all (the answers' own limit), the first ones in the order.
   const ordered = positions
     .slice(0, options.limit ?? positions.length)
-    .map((position) => parsed[position] as (typeof parsed)[number]);
+    .map((position) => all[position] as ChartSeries);
   const shown = ordered.slice(0, MAX_LABELLED_LINES);
   const rest = ordered.slice(MAX_LABELLED_LINES);
-  const labels = distinguishingLabels(shown.map(({ metric }) => metric));
-  const lines = shown.map(({ metric, samples }) => ({
-    label: labels(metric),
-    points: samples.map(([time, value]): ChartPoint => [time, Number.isFinite(value) ? value : null]),
-  }));
-  const infinities = shown.flatMap(({ metric, samples }) =>
-    samples
-      .filter(([, value]) => value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY)
-      .map(([time, value]) => ({
-        label: labels(metric),
-        time,
-        sign: value > 0 ? (1 as const) : (-1 as const),
-      })),
+  const label = distinguishingLabels(shown.map(({ metric }) => metric));
+  const labels = legendEntries(shown.map(({ metric }) => label(metric)));
+  return {
+    title: cutText(drawnText(options.title), MAX_TITLE_CHARS),
+    lines: shown.map((one, index) => ({ label: labels[index] as string, points: data.line(one) })),
+    others: rest.length === 0 ? undefined : { count: rest.length, ...data.band(rest) },
+    infinities: shown.flatMap((one, index) =>
+      data.infinities(one).map((mark) => ({ label: labels[index] as string, ...mark })),
+    ),
+    unit: unitOf(all[0]?.metric.__name__ ?? options.title),
+    drawn: shown.map(({ metric, stats }) => ({ metric, stats })),
+    infinitiesMarked: shown.reduce((sum, one) => sum + one.infinities, 0),
+    undrawable: data.undrawable,
+  };
+}
+
+/**
+ * The chart of `series` given whole (tests, the benchmark): read as PlotRangeQuery reads an answer,
+ * over the range their samples span, at the smallest step between two of them.
+ */
+export function chartModel(
+  series: readonly MatrixSeries[],
+  options: { title: string; order: Order; limit?: number | undefined },
+): ChartModel {
+  const data = new ChartData(rangeOf(series));
+  for (const one of series) data.add(one.metric, one.values);
+  return chartOf(data, options);
+}
+
+function rangeOf(series: readonly MatrixSeries[]): { start: number; end: number; step: number } {
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  let step = Number.POSITIVE_INFINITY;
+  for (const { values } of series) {
+    values.forEach(([time], index) => {
+      start = Math.min(start, time);
+      end = Math.max(end, time);
+      const gap = time - (values[index - 1]?.[0] ?? Number.NEGATIVE_INFINITY);
+      if (gap > 0) step = Math.min(step, gap);
+    });
+  }
+  return start <= end
+    ? { start, end, step: Number.isFinite(step) ? step : 1 }
+    : { start: 0, end: 0, step: 1 };
+}
+
+/** The legend's entries: each within MAX_LEGEND_CHARS, and no two alike (a cut could make them so). */
+function legendEntries(labels: readonly string[]): string[] {
+  const entries = labels.map((label) => cutMiddle(drawnText(label), MAX_LEGEND_CHARS));
+  return entries.map((entry, index) =>
+    entries.indexOf(entry) === index
+      ? entry
+      : `${cutMiddle(drawnText(labels[index] as string), MAX_LEGEND_CHARS - 4)} #${index + 1}`,
   );
-  return {
-    title: options.title,
-    lines,
-    others: rest.length === 0 ? undefined : band(rest.map(({ samples }) => samples)),
-    infinities,
-    unit: unitOf(series[0]?.metric.__name__ ?? options.title),
-    drawn: shown.map(({ one }) => one),
-  };
 }
 
-/** A sample as [epoch ms, value]. */
-function sample([seconds, text]: readonly [number, string]): [number, number] {
-  return [seconds * 1000, sampleValue(text)];
+/**
+ * `text` within `max` characters: its start and its end, an ellipsis between (the labels that tell
+ * series apart often differ at their end). A surrogate pair is never split.
+ */
+export function cutMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.floor((max - 1) / 3);
+  let from = text.length - tail;
+  // A pair's second half would start the end kept: keep the whole pair out.
+  if (isLowSurrogate(text.charCodeAt(from))) from++;
+  return cutText(text, max - 1 - tail, "…") + text.slice(from);
 }
 
-/** A sample's value as Prometheus writes it ("+Inf", "-Inf", "NaN", a decimal); anything else is NaN. */
-export function sampleValue(text: string): number {
-  if (text === "+Inf") return Number.POSITIVE_INFINITY;
-  if (text === "-Inf") return Number.NEGATIVE_INFINITY;
-  return Number(text);
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
-/** What the ranking needs of a series: its peak, dip and last value, NaN left out. */
-function features(samples: ReadonlyArray<[number, number]>): Features {
-  let peak = Number.NaN;
-  let dip = Number.NaN;
-  let last = Number.NaN;
-  for (const [, value] of samples) {
-    if (Number.isNaN(value)) continue;
-    peak = Number.isNaN(peak) || value > peak ? value : peak;
-    dip = Number.isNaN(dip) || value < dip ? value : dip;
-    last = value;
-  }
-  return { peak, dip, last };
-}
-
-/** The lowest and highest finite value of `series` at each time any of them has one. */
-function band(series: ReadonlyArray<ReadonlyArray<[number, number]>>): NonNullable<ChartModel["others"]> {
-  const range = new Map<number, [number, number]>();
-  for (const samples of series) {
-    for (const [time, value] of samples) {
-      if (!Number.isFinite(value)) continue;
-      const seen = range.get(time);
-      if (seen === undefined) range.set(time, [value, value]);
-      else range.set(time, [Math.min(seen[0], value), Math.max(seen[1], value)]);
-    }
-  }
-  const times = [...range.keys()].sort((a, b) => a - b);
-  return {
-    count: series.length,
-    low: times.map((time) => [time, (range.get(time) as [number, number])[0]]),
-    high: times.map((time) => [time, (range.get(time) as [number, number])[1]]),
-  };
+/**
+ * Text from the monitored system as the chart draws it: on one line (runs of whitespace and control
+ * characters, which SVG cannot carry, become one space), and well formed (a lone surrogate is U+FFFD).
+ */
+export function drawnText(text: string): string {
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
+      .replace(/[\s\u0000-\u001f\u007f-\u009f\ufffe\uffff]+/g, " ")
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import { rendererAssets } from "./assets.js";
-import type { ChartModel, Unit } from "./chartModel.js";
+import type { ChartPicture, Unit } from "./chartModel.js";
+import { CHART_HEIGHT, CHART_WIDTH } from "./size.js";
 
-/** The size a chat shows a chart at, readable there. */
-export const CHART_WIDTH = 1000;
-export const CHART_HEIGHT = 500;
+export { CHART_HEIGHT, CHART_WIDTH } from "./size.js";
+
 /** The one font the renderer has (shipped with the package: resvg reads no system fonts here). */
 const FONT_FAMILY = "DejaVu Sans";
 /** DejaVu Sans's average advance per character, in ems, over the text a chart shows (labels, numbers). */
@@ -18,16 +18,26 @@ interface Renderer {
 let loading: Promise<Renderer> | undefined;
 
 /**
- * The chart as a PNG of CHART_WIDTH × CHART_HEIGHT on white. The renderer (ECharts, resvg and its
- * WebAssembly, the font) is loaded by the first chart only, never by a container that draws none.
+ * The chart as a PNG of CHART_WIDTH × CHART_HEIGHT on white, drawn on this thread. PlotRangeQuery
+ * draws in a worker (drawing.ts, renderWorker.ts), which calls this. The renderer (ECharts, resvg and
+ * its WebAssembly, the font) is loaded by the first chart only, never by a container that draws none.
  */
-export async function renderPng(model: ChartModel): Promise<Uint8Array> {
+export async function renderPng(model: ChartPicture): Promise<Uint8Array> {
+  const renderer = await loadedRenderer();
+  return renderer.png(renderer.svg(optionOf(model)));
+}
+
+/** Loads the renderer now (a worker does while the answer is read), once. */
+export async function loadChartRenderer(): Promise<void> {
+  await loadedRenderer();
+}
+
+function loadedRenderer(): Promise<Renderer> {
   loading ??= loadRenderer().catch((error: unknown) => {
     loading = undefined;
     throw error;
   });
-  const renderer = await loading;
-  return renderer.png(renderer.svg(optionOf(model)));
+  return loading;
 }
 
 async function loadRenderer(): Promise<Renderer> {
@@ -78,7 +88,7 @@ async function loadRenderer(): Promise<Renderer> {
 }
 
 /** The ECharts option that draws `model`. */
-function optionOf(model: ChartModel): Record<string, unknown> {
+function optionOf(model: ChartPicture): Record<string, unknown> {
   const extent = finiteExtent(model);
   const legend = [
     ...model.lines.map((line) => line.label),
@@ -126,7 +136,7 @@ function optionOf(model: ChartModel): Record<string, unknown> {
 }
 
 /** The lowest and highest finite value drawn (0 and 1 when there is none). */
-function finiteExtent(model: ChartModel): { low: number; high: number } {
+function finiteExtent(model: ChartPicture): { low: number; high: number } {
   let low = Number.POSITIVE_INFINITY;
   let high = Number.NEGATIVE_INFINITY;
   const points = [
@@ -168,7 +178,7 @@ function legendRows(names: readonly string[]): number {
 }
 
 /** The series after the labelled ones: one grey band from their lowest to their highest value. */
-function bandSeries(others: NonNullable<ChartModel["others"]>): Array<Record<string, unknown>> {
+function bandSeries(others: NonNullable<ChartPicture["others"]>): Array<Record<string, unknown>> {
   const base = { type: "line", stack: "others", showSymbol: false, silent: true, z: 0 };
   return [
     {
@@ -197,9 +207,11 @@ function fontSizeOf(font: string | undefined): number {
   return size === undefined ? 12 : Number(size);
 }
 
-/** Time axis labels in UTC: the date at midnight, else hours and minutes. */
+/** Time axis labels in UTC: the date at midnight, else hours and minutes (none where no date is). */
 function utcLabel(milliseconds: number): string {
-  const iso = new Date(milliseconds).toISOString();
+  const date = new Date(milliseconds);
+  if (Number.isNaN(date.getTime())) return "";
+  const iso = date.toISOString();
   return iso.slice(11, 16) === "00:00" ? iso.slice(5, 10) : iso.slice(11, 16);
 }
 

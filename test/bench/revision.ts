@@ -6,26 +6,33 @@ import { bundleForNode } from "../support/bundle.js";
 
 /**
  * The app (`createHandler`, `loadConfig`) of an earlier git revision, bundled beside the working tree's
- * node_modules, so one benchmark run can compare today's answers with that revision's. Undefined, with
- * the reason, when the revision is not in this clone (a shallow clone) or does not build.
+ * node_modules, so one benchmark run can compare today's answers with that revision's (`file`: the
+ * bundle, for a child process to import). Undefined, with the reason, when the revision is not in this
+ * clone (a shallow clone) or does not build.
  */
 export async function appOfRevision(
   root: string,
   revision: string,
-): Promise<{ app?: RevisionApp; reason?: string }> {
+): Promise<{ app?: RevisionApp; file?: string; reason?: string }> {
   const work = join(root, "node_modules", ".cache", `bench-revision-${revision}`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
-    const archive = execFileSync(
-      "git",
-      ["archive", "--format=tar", revision, "src", "tools", "package.json"],
-      {
-        cwd: root,
-        maxBuffer: 64 * 2 ** 20,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    // What the app is built from: its sources, and the scripts and view page they import, where the
+    // revision has them.
+    const paths = ["src", "tools", "scripts", "view", "package.json"].filter((path) => {
+      try {
+        execFileSync("git", ["cat-file", "-e", `${revision}:${path}`], { cwd: root, stdio: "ignore" });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const archive = execFileSync("git", ["archive", "--format=tar", revision, ...paths], {
+      cwd: root,
+      maxBuffer: 64 * 2 ** 20,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     execFileSync("tar", ["-x", "-C", work], { input: archive });
     writeFileSync(
       join(work, "entry.ts"),
@@ -35,7 +42,7 @@ export async function appOfRevision(
       nodePaths: [join(root, "node_modules")],
       logLevel: "error",
     });
-    return { app: (await import(pathToFileURL(outfile).href)) as RevisionApp };
+    return { app: (await import(pathToFileURL(outfile).href)) as RevisionApp, file: outfile };
   } catch (error) {
     return {
       reason: `revision ${revision} unavailable here: ${String((error as Error).message).split("\n")[0]}`,

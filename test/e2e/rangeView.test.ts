@@ -105,6 +105,20 @@ describe.skipIf(!prometheusAvailable())(
       }
     });
 
+    it("PlotRangeQuery draws under serverless offline: its worker, built beside the bundle, answers an image", async () => {
+      const client = await legacyClient(offline.url);
+      try {
+        const result = (await client.callTool({
+          name: "PlotRangeQuery",
+          arguments: { ...WHOLE_DATASET_RANGE, title: "offline" },
+        })) as { isError?: boolean; content: Array<{ type: string }> };
+        expect(result.isError, JSON.stringify(result).slice(0, 500)).toBeFalsy();
+        expect(result.content.map((item) => item.type)).toStrictEqual(["image", "text"]);
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
+
     it("2026-07-28 (v2 client, pinned): discover declares it, resources/read answers statelessly with cache hints", async () => {
       const client = new ModernClient(
         { name: "view-e2e-modern", version: "1.0.0" },

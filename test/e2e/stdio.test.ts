@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { startAuthProxy } from "../support/authProxy.js";
+import { longLabelAnswer } from "../support/bigAnswer.js";
 import { runOk } from "../support/childProcess.js";
+import { startFaultServer, successBody } from "../support/faultServer.js";
 import {
   DATASET,
   prometheusAvailable,
@@ -109,6 +111,8 @@ interface Session {
   write(data: string | Buffer): Promise<void>;
   /** The first reply under `id`, waited for. */
   reply(id: number | string): Promise<Reply>;
+  /** The first message (reply or notification) that `matches`, waited for. */
+  message(matches: (message: Reply & { method?: string; params?: unknown }) => boolean): Promise<Reply>;
   /** Every reply so far, in order. */
   replies: Reply[];
   stderr(): string;
@@ -145,11 +149,14 @@ function startSession(settings: Record<string, string>): Session {
       new Promise((resolve, reject) =>
         child.stdin.write(data, (error) => (error ? reject(error) : resolve())),
       ),
-    async reply(id) {
+    reply(id) {
+      return this.message((reply) => reply.id === id);
+    },
+    async message(matches) {
       for (;;) {
-        const found = replies.find((reply) => reply.id === id);
+        const found = replies.find(matches);
         if (found !== undefined) return found;
-        if (child.exitCode !== null) throw new Error(`the stdio server exited without answering ${id}`);
+        if (child.exitCode !== null) throw new Error("the stdio server exited without sending it");
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     },
@@ -702,4 +709,55 @@ describe.skipIf(!prometheusAvailable())("stdio entry: a slow query a person can 
       await proxy.close();
     }
   }, 60_000);
+});
+
+describe("stdio entry: charts", () => {
+  it("draws the long-label chart (ten 100,000-character labels) in its worker, beside the bin: a ping sent while it draws is answered first", async () => {
+    // A first chart of one short series loads the renderer; the second, the long-label one, is drawn
+    // by a renderer ready at once.
+    const upstream = await startFaultServer([
+      {
+        status: 200,
+        body: successBody({
+          resultType: "matrix",
+          result: [{ metric: { __name__: "up" }, values: [[1_700_000_000, "1"]] }],
+        }),
+      },
+      { status: 200, body: successBody(longLabelAnswer()) },
+    ]);
+    const session = startSession({ PROMETHEUS_URL: upstream.url, PROMETHEUS_AUTH: "none" });
+    const plot = (id: number, meta: object = {}) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: "PlotRangeQuery",
+        arguments: { query: "up", start: "1700000000", end: "1700003540", step: "60" },
+        _meta: meta,
+      },
+    });
+    try {
+      await session.write(lines(INITIALIZE, INITIALIZED, plot(2)));
+      await session.reply(2);
+      await session.write(lines(plot(3, { progressToken: "chart" })));
+      await session.message(
+        (message) =>
+          message.method === "notifications/progress" &&
+          (message.params as { message?: string }).message === "Drawing the chart",
+      );
+      await session.write(lines({ jsonrpc: "2.0", id: 4, method: "ping" }));
+      const chart = (await session.reply(3)) as Reply & {
+        result?: { isError?: boolean; content: Array<{ type: string }> };
+      };
+      const order = session.replies
+        .filter((reply) => reply.id === 3 || reply.id === 4)
+        .map((reply) => reply.id);
+      expect(order).toStrictEqual([4, 3]);
+      // In time: an image, a tool error or the deadline's -32001; here the legend is cut, and drawn.
+      expect(chart.result?.content[0]?.type, JSON.stringify(chart).slice(0, 500)).toBe("image");
+    } finally {
+      await session.end();
+      await upstream.close();
+    }
+  }, 120_000);
 });

@@ -176,4 +176,39 @@ describe("Ajv in a shipped bundle", () => {
     expect(beside.filter((name) => name.endsWith("resvg.wasm"))).toHaveLength(1);
     expect(beside.filter((name) => name.endsWith("DejaVuSans.ttf"))).toHaveLength(1);
   }, 60_000);
+
+  it("a bundle that draws charts gets the chart worker beside the chunk that starts it, its renderer's files beside it, and draws in it with no node_modules", async () => {
+    const out = join(dir, "worker");
+    await buildShipped(out, {
+      stdin: {
+        contents: `import "@modelcontextprotocol/sdk/server/index.js";
+          export { chartModel } from "./src/charts/chartModel.ts";
+          export { drawChart } from "./src/charts/drawing.ts";
+          export { startRequest } from "./src/context.ts";`,
+        resolveDir: ROOT,
+        sourcefile: "charts.ts",
+        loader: "ts",
+      },
+    });
+    const beside = await readdir(out, { recursive: true });
+    expect(beside.filter((name) => name.endsWith("chart-worker.mjs"))).toStrictEqual(["chart-worker.mjs"]);
+    expect(beside.filter((name) => name.endsWith("resvg.wasm"))).toStrictEqual(["resvg.wasm"]);
+    expect(beside.filter((name) => name.endsWith("DejaVuSans.ttf"))).toStrictEqual(["DejaVuSans.ttf"]);
+    // The renderer is in the worker's file alone.
+    for (const name of beside.filter((file) => file.endsWith(".mjs") && file !== "chart-worker.mjs")) {
+      expect((await readFile(join(out, name), "utf8")).includes("zrender"), name).toBe(false);
+    }
+    const stdout = await runScript(
+      dir,
+      `const { chartModel, drawChart, startRequest } = await import(${JSON.stringify(pathToFileURL(join(out, "stdin.mjs")).href)});
+       const values = Array.from({ length: 60 }, (_, at) => [1700000000 + at * 60, String(Math.sin(at / 5))]);
+       const request = startRequest({ timeoutMs: 15000 });
+       const png = await drawChart(chartModel([{ metric: { __name__: "up" }, values }], { title: "up", order: "unusual" }), request);
+       request.end();
+       process.stdout.write(JSON.stringify({ bytes: png.length, signature: Buffer.from(png.subarray(1, 4)).toString() }));`,
+    );
+    const drawn = JSON.parse(stdout) as { bytes: number; signature: string };
+    expect(drawn.signature).toBe("PNG");
+    expect(drawn.bytes).toBeGreaterThan(5_000);
+  }, 60_000);
 });

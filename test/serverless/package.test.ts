@@ -8,6 +8,7 @@ import { buildRangeView } from "../../scripts/view-build.mjs";
 import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
 import { callHttp, makeHandler } from "../helpers/handler.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
+import { startFaultServer, successBody } from "../support/faultServer.js";
 import { cfnLint, cfnLintAvailable } from "./cfnLint.js";
 import { copyService, ROOT, runSls, type SlsRun } from "./sls.js";
 import { readZip } from "./zip.js";
@@ -433,9 +434,11 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     // ES modules, and the SDK's Ajv provider apart (read only if a validator is ever asked for).
     const AJV_PROVIDER = "src/sdk-ajv-provider.cjs";
     expect(entries.has(AJV_PROVIDER)).toBe(true);
-    // The chart renderer's files, beside the chunk that reads them (scripts/esbuild-plugins.cjs).
+    // The chart renderer's worker, beside the chunk that starts it, and its files beside it
+    // (scripts/esbuild-plugins.cjs, chartWorkerBeside and chartAssetsBeside).
+    const CHART_WORKER = "src/chart-worker.mjs";
     const CHART_FILES = ["src/resvg.wasm", "src/DejaVuSans.ttf"];
-    for (const file of CHART_FILES) expect(entries.has(file), file).toBe(true);
+    for (const file of [CHART_WORKER, ...CHART_FILES]) expect(entries.has(file), file).toBe(true);
     expect(
       [...entries.keys()].every(
         (name) =>
@@ -444,6 +447,9 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
           (name.startsWith("src/") && name.endsWith(".mjs")),
       ),
     ).toBe(true);
+    // The renderer (ECharts, resvg's glue) is in the worker's file alone: no chunk of the handler holds it.
+    const worker = entries.get(CHART_WORKER)?.toString("utf8") ?? "";
+    for (const library of ["zrender", "__wbindgen"]) expect(worker.includes(library), library).toBe(true);
     console.log(
       `chart renderer: ${CHART_FILES.map((file) => `${file} ${((entries.get(file)?.length ?? 0) / 1024).toFixed(0)} KiB`).join(", ")} unzipped`,
     );
@@ -459,7 +465,7 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     expect(code.includes(SIGV4)).toBe(false);
     const chunks = [...entries.values()].map((chunk) => chunk.toString("utf8"));
     expect(chunks.filter((chunk) => chunk.includes(SIGV4)).length).toBeGreaterThan(0);
-    // Nor the chart renderer (ECharts, resvg): chunks the first chart imports.
+    // Nor the chart renderer (ECharts, resvg): the worker's file, which the first chart starts.
     // (zrender is ECharts' drawing layer; __wbindgen resvg's WebAssembly glue.)
     // Nor the MCP Apps view's page (its title): a chunk the first resources/read imports.
     for (const library of ["zrender", "__wbindgen", "<title>Range chart</title>"]) {
@@ -498,6 +504,48 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
          const view = await handler(${JSON.stringify(readView)}, context);
          process.stdout.write(JSON.stringify({ health, tool, view }));`,
       );
+      // A chart, drawn by the worker the zip holds (a Prometheus stand-in answers its query).
+      const upstream = await startFaultServer([
+        {
+          status: 200,
+          body: successBody({
+            resultType: "matrix",
+            result: [
+              {
+                metric: { __name__: "up" },
+                values: [
+                  [1_700_000_000, "1"],
+                  [1_700_000_060, "2"],
+                ],
+              },
+            ],
+          }),
+        },
+      ]);
+      const plot = {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: {
+          name: "PlotRangeQuery",
+          arguments: { query: "up", start: "1700000000", end: "1700000060", step: "60" },
+        },
+      };
+      const drawn = await runModule(
+        taskRoot,
+        `const { handler } = await import(${JSON.stringify(pathToFileURL(file).href)});
+         const context = { awsRequestId: "test", functionName: "mcp", getRemainingTimeInMillis: () => 29000 };
+         const chart = await handler(${JSON.stringify(plot)}, context);
+         process.stdout.write(JSON.stringify(chart));`,
+        { PROMETHEUS_URL: upstream.url, PROMETHEUS_AUTH: "none", LOG_LEVEL: "ERROR" },
+      ).finally(() => upstream.close());
+      expect(drawn.code, drawn.stderr).toBe(0);
+      const content = (JSON.parse(drawn.stdout) as { result: { content: Array<{ type: string }> } }).result
+        .content;
+      expect(
+        content.map((item) => item.type),
+        `${drawn.stdout.slice(0, 3000)} ${drawn.stderr.slice(0, 3000)}`,
+      ).toStrictEqual(["image", "text"]);
       expect(reply.code, reply.stderr).toBe(0);
       const { health, tool, view } = JSON.parse(reply.stdout) as {
         health: { statusCode: number; body: string };
@@ -515,7 +563,7 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     } finally {
       await rm(taskRoot, { recursive: true, force: true });
     }
-  });
+  }, 90_000);
 });
 
 describe("serverless package --param=auth=jwt", () => {
@@ -1194,7 +1242,7 @@ describe("serverless package --param=sessionStore=…", () => {
   }, 120_000);
 });
 
-function runModule(cwd: string, source: string): Promise<Finished> {
+function runModule(cwd: string, source: string, settings: Record<string, string> = {}): Promise<Finished> {
   const env = {
     ...process.env,
     LOG_LEVEL: "SILENT",
@@ -1203,6 +1251,7 @@ function runModule(cwd: string, source: string): Promise<Finished> {
     AWS_REGION: "us-east-1",
     AMP_ENDPOINT: "http://127.0.0.1:9",
     AWS_EC2_METADATA_DISABLED: "true",
+    ...settings,
   };
   return runToEnd(process.execPath, ["--input-type=module", "-e", source], { cwd, env, timeoutMs: 60_000 });
 }

@@ -4,7 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleForNode } from "./bundle.js";
+import { bundleAsShipped, bundleForNode } from "./bundle.js";
 import { runToEnd } from "./childProcess.js";
 
 /** The repository root, from this file's place in it (a bundle of it, such as the benchmark's, passes its own). */
@@ -63,4 +63,90 @@ export async function probeRangeQuery(
   );
   if (run.code !== 0) throw new Error(`the stream probe failed (${run.code}): ${run.stderr}`);
   return JSON.parse(run.stdout) as Probed;
+}
+
+/** test/support/chartProbe.ts bundled to one file a child Node can run. */
+export async function bundleChartProbe(root = ROOT): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "chart-probe-"));
+  return bundleForNode(join(root, "test/support/chartProbe.ts"), join(dir, "chartProbe.mjs"));
+}
+
+/** Today's app (createHandler, loadConfig) bundled as the function ships it, into a new folder: its module. */
+export async function bundleAppAsShipped(root = ROOT): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "app-shipped-"));
+  await bundleAsShipped(root, dir, {
+    stdin: {
+      contents:
+        'export { createHandler } from "./src/app.ts";\nexport { loadConfig } from "./src/config.ts";\n',
+      resolveDir: root,
+      sourcefile: "app.ts",
+      loader: "ts",
+    },
+  });
+  return join(dir, "stdin.mjs");
+}
+
+/** What PlotRangeQuery calls at once cost a process whose V8 heap is `heapMb` (chartProbe.ts). */
+export interface ChartProbed {
+  /** How the process ended: `answered`, or why not (a heap limit's abort). */
+  ended: string;
+  /** How each call was answered (chartProbe.ts's outcome), when the process answered. */
+  outcomes: string[];
+  ms: number;
+  baselineRss: number;
+  /** The process's peak resident memory over its life (bytes), worker threads included. */
+  peakRss: number;
+  /** With `pings`: the longest a ping waited for its answer while the calls ran, and how many were answered. */
+  pingMs?: number;
+  pinged?: number;
+}
+
+/** Runs the probe on the app module `app`: `calls` PlotRangeQuery calls at once with `args`. */
+export async function probeChart(
+  probe: string,
+  app: string,
+  heapMb: number,
+  prometheusUrl: string,
+  args: Record<string, string>,
+  options: { calls?: number; leftMs?: number; timeoutMs?: number; pings?: boolean } = {},
+): Promise<ChartProbed> {
+  const { calls = 1, leftMs = 120_000, timeoutMs = 600_000, pings = false } = options;
+  const run = await runToEnd(
+    process.execPath,
+    [
+      `--max-old-space-size=${heapMb}`,
+      probe,
+      app,
+      prometheusUrl,
+      JSON.stringify(args),
+      String(calls),
+      String(leftMs),
+      pings ? "pings" : "",
+    ],
+    { timeoutMs },
+  );
+  if (run.code === 0) return { ended: "answered", ...(JSON.parse(run.stdout) as Omit<ChartProbed, "ended">) };
+  const heap = /heap limit|heap out of memory/i.test(run.stderr);
+  return {
+    ended: heap
+      ? `aborted: out of its ${heapMb} MB heap (exit ${run.code})`
+      : `failed (exit ${run.code}): ${run.stderr.slice(-300)}`,
+    outcomes: [],
+    ms: Number.NaN,
+    baselineRss: Number.NaN,
+    peakRss: Number.NaN,
+  };
+}
+
+/**
+ * The label_join reproduction (issue 36): a range answer of ten series whose joined label is 100,000
+ * characters, alike but for their last one (a query of 1.9 KB makes such labels); drawn whole, their
+ * legend took ~140 s of CPU. `data` of a Prometheus answer: 60 points a minute apart from `start`.
+ */
+export function longLabelAnswer(start = 1_700_000_000): { resultType: "matrix"; result: unknown[] } {
+  const result = Array.from({ length: 10 }, (_, index) => ({
+    metric: { __name__: "up", job: "api", joined: `${"a,b,c,".repeat(16_667)}${index}`.slice(-100_000) },
+    values: Array.from({ length: 60 }, (_, at) => [start + at * 60, String(index + Math.sin(at / 5))]),
+  }));
+  return { resultType: "matrix", result };
 }

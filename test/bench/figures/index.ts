@@ -2,6 +2,7 @@ import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
 import { run as busyPort } from "./busyPort.js";
+import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
 import { run as firstCall } from "./firstCall.js";
@@ -30,6 +31,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   streaming,
   charts,
   busyPort,
+  chartLimits,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
