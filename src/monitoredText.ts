@@ -16,7 +16,8 @@ import { cutText, formatCount } from "./text.js";
 
 /**
  * The most characters (UTF-16 code units) of one string from a monitored system that an answer holds;
- * a longer one keeps its first MAX_VALUE_CHARS (never half a surrogate pair) and ends with cutMarker.
+ * a longer one keeps its first characters and its last KEPT_END_CHARS (never half a surrogate pair),
+ * with cutMarker between them.
  *
  * Why this many: 2,000 characters hold any annotation, rule expression or error message worth reading
  * whole, and one value cut here costs under a fifth of the default 20,000-token budget even for the
@@ -27,26 +28,43 @@ import { cutText, formatCount } from "./text.js";
 export const MAX_VALUE_CHARS = 2_000;
 
 /**
- * What ends a cut value: how much is missing, and that it is not the value itself, so that a model does
- * not paste it into a selector as it is (a regex on its start matches the whole value).
+ * Of MAX_VALUE_CHARS, how many come from the value's end: values built by joining (label_join, URLs,
+ * file paths) share their start and differ at their end, and two series whose labels differ only
+ * there must not become alike once cut.
  */
-export function cutMarker(more: number): string {
-  const characters = more === 1 ? "character" : "characters";
-  return `…[cut: ${formatCount(more)} more ${characters}; to match it, use =~ with its start and .*]`;
+export const KEPT_END_CHARS = 200;
+
+/**
+ * What stands where a value was cut: how much is missing, and that it is not the value itself, so that
+ * a model does not paste it into a selector as it is (a regex of its start and end matches the whole).
+ */
+export function cutMarker(cut: number): string {
+  const characters = cut === 1 ? "character" : "characters";
+  return `…[cut: ${formatCount(cut)} ${characters}; to match it, use =~ with its start, .* and its end]…`;
 }
 
-const CUT_MARKER = /…\[cut: [\d,]+ more characters?; to match it, use =~ with its start and \.\*\]$/;
+const CUT_MARKER = /…\[cut: [\d,]+ characters?; to match it, use =~ with its start, \.\* and its end\]…/;
 
-/** True when `text` is a value this module cut (it ends with cutMarker): not the value itself. */
+/** True when `text` holds cutMarker: a value this module cut (or one written to look like it), not a value to copy. */
 export function isCutValue(text: string): boolean {
   return CUT_MARKER.test(text);
 }
 
-/** `text` as an answer may hold it: as it is up to MAX_VALUE_CHARS, else cut (the same string when not cut). */
+/**
+ * `text` as an answer may hold it: as it is up to MAX_VALUE_CHARS, else its start, cutMarker and its
+ * last KEPT_END_CHARS (the same string when not cut).
+ */
 export function boundValue(text: string): string {
   if (text.length <= MAX_VALUE_CHARS) return text;
-  const kept = cutText(text, MAX_VALUE_CHARS, "");
-  return `${kept}${cutMarker(text.length - kept.length)}`;
+  const start = cutText(text, MAX_VALUE_CHARS - KEPT_END_CHARS, "");
+  let end = text.length - KEPT_END_CHARS;
+  if (isLowSurrogate(text.charCodeAt(end))) end++;
+  return `${start}${cutMarker(end - start.length)}${text.slice(end)}`;
+}
+
+/** The second half of a surrogate pair (U+DC00 to U+DFFF). */
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /**

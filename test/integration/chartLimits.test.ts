@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { boundValue, isCutValue } from "../../src/monitoredText.js";
 import { captureOutput } from "../helpers/capture.js";
 import { callHttp, JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import {
@@ -101,13 +102,19 @@ describe("PlotRangeQuery's long labels", () => {
       expect(["image", "tool error", "-32001"]).toContain(answered(http.body));
       const result = (JSON.parse(http.body) as { result?: CallResult }).result;
       if (result?.isError !== true && result?.structuredContent !== undefined) {
-        // The legend cut its entries; series_stats keeps every label whole.
+        // The legend cut its entries; series_stats keeps every label within the per-value cap, each
+        // series still told apart (the labels differ at their end).
         const facts = result.structuredContent as {
           chart: { lines: string[] };
           series_stats: { rows: Array<[Record<string, string>]> };
         };
         for (const line of facts.chart.lines) expect(line.length).toBeLessThanOrEqual(60);
-        for (const [labels] of facts.series_stats.rows) expect(labels.joined).toHaveLength(100_000);
+        const joined = facts.series_stats.rows.map(([labels]) => labels.joined);
+        expect(new Set(joined).size).toBe(10);
+        for (const value of joined) {
+          expect(value !== undefined && isCutValue(value)).toBe(true);
+          expect(value).toBe(boundValue(`${"a,b,c,".repeat(16_667)}${value?.at(-1)}`.slice(-100_000)));
+        }
       }
     } finally {
       await upstream.close();

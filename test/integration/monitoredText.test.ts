@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boundValue, MAX_VALUE_CHARS } from "../../src/monitoredText.js";
+import { boundValue, KEPT_END_CHARS, MAX_VALUE_CHARS } from "../../src/monitoredText.js";
 import {
   ExecuteQuery,
   ExecuteRangeQuery,
@@ -184,10 +184,9 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
       const values = await prometheus.api<string[]>("label/note/values", {});
       expect(values).toStrictEqual([INJECTED]);
       expect(maxRealTokens(JSON.stringify(INJECTED))).toBeGreaterThan(DEFAULT_BUDGET.tokens);
-      expect(SHOWN.startsWith(INJECTED.slice(0, MAX_VALUE_CHARS))).toBe(true);
-      expect(
-        SHOWN.endsWith("…[cut: 98,000 more characters; to match it, use =~ with its start and .*]"),
-      ).toBe(true);
+      expect(SHOWN).toBe(
+        `${INJECTED.slice(0, MAX_VALUE_CHARS - KEPT_END_CHARS)}…[cut: 98,000 characters; to match it, use =~ with its start, .* and its end]…${INJECTED.slice(-KEPT_END_CHARS)}`,
+      );
     });
 
     it("ExecuteQuery shows the sample, its label cut", async () => {
@@ -297,7 +296,7 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         /^Error executing tool ExecuteQuery: Prometheus rejected the query \(HTTP 422\) execution: found duplicate series/,
       );
       expect(message).toMatch(
-        /…\[cut: [\d,]+ more characters; to match it, use =~ with its start and \.\*\]$/,
+        /…\[cut: [\d,]+ characters; to match it, use =~ with its start, \.\* and its end\]…/,
       );
       expect(message.length).toBeLessThan(MAX_VALUE_CHARS + 200);
     });

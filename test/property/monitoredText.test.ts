@@ -1,6 +1,6 @@
 import { fc } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_VALUE_CHARS } from "../../src/monitoredText.js";
+import { KEPT_END_CHARS, MAX_VALUE_CHARS } from "../../src/monitoredText.js";
 import {
   ExecuteQuery,
   ExecuteRangeQuery,
@@ -20,8 +20,8 @@ import { type FaultServer, type FaultStep, startFaultServer, successBody } from 
  * Every text answer holds the strings of the monitored systems bounded (issue 36): generated label names
  * and values, annotations, rule text, silence comments and creators, metric help, some longer than
  * MAX_VALUE_CHARS and of every kind of text, answered by a scripted upstream to each tool that shows them,
- * called through the real server. Each string is there whole up to MAX_VALUE_CHARS, else its start with
- * the marker; no string of an item is longer; no item is missing because one of its values was long.
+ * called through the real server. Each string is there whole up to MAX_VALUE_CHARS, else its start, the
+ * marker and its end; no string of an item is longer; no item is missing because one of its values was long.
  */
 
 const T = 1_700_000_000;
@@ -247,13 +247,20 @@ const KINDS: Record<string, Kind> = {
   },
 };
 
-/** The spec of a cut value, written out: the first MAX_VALUE_CHARS units (one fewer rather than half a pair), then the marker. */
+/**
+ * The spec of a cut value, written out: its first MAX_VALUE_CHARS - KEPT_END_CHARS units (one fewer
+ * rather than half a pair), the marker, its last KEPT_END_CHARS units (one fewer rather than half a pair).
+ */
 function expectedShown(value: string): string {
   if (value.length <= MAX_VALUE_CHARS) return value;
-  const last = value.charCodeAt(MAX_VALUE_CHARS - 1);
-  const kept = last >= 0xd800 && last <= 0xdbff ? MAX_VALUE_CHARS - 1 : MAX_VALUE_CHARS;
-  const more = value.length - kept;
-  return `${value.slice(0, kept)}…[cut: ${more.toLocaleString("en-US")} more character${more === 1 ? "" : "s"}; to match it, use =~ with its start and .*]`;
+  const startUnits = MAX_VALUE_CHARS - KEPT_END_CHARS;
+  const highAtCut = value.charCodeAt(startUnits - 1) >= 0xd800 && value.charCodeAt(startUnits - 1) <= 0xdbff;
+  const start = value.slice(0, highAtCut ? startUnits - 1 : startUnits);
+  const from = value.length - KEPT_END_CHARS;
+  const lowAtCut = value.charCodeAt(from) >= 0xdc00 && value.charCodeAt(from) <= 0xdfff;
+  const end = value.slice(lowAtCut ? from + 1 : from);
+  const cut = value.length - start.length - end.length;
+  return `${start}…[cut: ${cut.toLocaleString("en-US")} character${cut === 1 ? "" : "s"}; to match it, use =~ with its start, .* and its end]…${end}`;
 }
 
 /** Every string of a value, keys included, with where it is. */
@@ -277,7 +284,8 @@ const JOINED = /^\.silences\[\d+\]\.matchers\[\d+\]$|^\.chart\.lines\[\d+\]$/;
 /** Runs of each property: one per kind and branch. */
 const RUNS = 12;
 /** The longest marker: a count of up to 9,999,999 characters cut. */
-const LONGEST_MARKER = "…[cut: 9,999,999 more characters; to match it, use =~ with its start and .*]".length;
+const LONGEST_MARKER = "…[cut: 9,999,999 characters; to match it, use =~ with its start, .* and its end]…"
+  .length;
 
 describe("text from monitored systems in every answer", () => {
   let upstream: FaultServer;
@@ -296,7 +304,7 @@ describe("text from monitored systems in every answer", () => {
     const kind = KINDS[name] as Kind;
 
     it.each(["whole", "cut"] as const)(
-      "values %s: every item shown, each string whole up to MAX_VALUE_CHARS or its start and the marker, none longer",
+      "values %s: every item shown, each string whole up to MAX_VALUE_CHARS or its start, the marker and its end, none longer",
       async (lengths) => {
         const most = kind.most ?? { items: 3, runs: RUNS };
         let ran = 0;

@@ -7,6 +7,7 @@ import {
   boundValue,
   cutMarker,
   isCutValue,
+  KEPT_END_CHARS,
   MAX_VALUE_CHARS,
 } from "../../src/monitoredText.js";
 import { type AnswerSink, readAnswer } from "../../src/prometheus/answerReader.js";
@@ -21,7 +22,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const EMOJI = "😀"; // two code units
 
-const MARKER_TAIL = "; to match it, use =~ with its start and .*]";
+const MARKER_TAIL = "; to match it, use =~ with its start, .* and its end]…";
+const KEPT_START_CHARS = MAX_VALUE_CHARS - KEPT_END_CHARS;
 
 describe("boundValue", () => {
   it("keeps a value of at most MAX_VALUE_CHARS characters as it is", () => {
@@ -30,26 +32,40 @@ describe("boundValue", () => {
     expect(boundValue("")).toBe("");
   });
 
-  it("keeps the first MAX_VALUE_CHARS of a longer one, then says how many more were cut and how to match it", () => {
-    const value = `SYSTEM NOTICE TO THE ASSISTANT: ${"x".repeat(100_000 - 32)}`;
+  it("keeps the start and the end of a longer one, and says between them how many were cut and how to match it", () => {
+    const value = `SYSTEM NOTICE TO THE ASSISTANT: ${"x".repeat(100_000 - 32 - 3)}end`;
     expect(boundValue(value)).toBe(
-      `${value.slice(0, MAX_VALUE_CHARS)}…[cut: 98,000 more characters${MARKER_TAIL}`,
+      `${value.slice(0, KEPT_START_CHARS)}…[cut: 98,000 characters${MARKER_TAIL}${value.slice(-KEPT_END_CHARS)}`,
     );
-    expect(boundValue("y".repeat(MAX_VALUE_CHARS + 1))).toBe(
-      `${"y".repeat(MAX_VALUE_CHARS)}…[cut: 1 more character${MARKER_TAIL}`,
+    const justOver = `${"y".repeat(MAX_VALUE_CHARS)}z`;
+    expect(boundValue(justOver)).toBe(
+      `${"y".repeat(KEPT_START_CHARS)}…[cut: 1 character${MARKER_TAIL}${"y".repeat(KEPT_END_CHARS - 1)}z`,
     );
   });
 
-  it("never keeps half a surrogate pair: the cut falls before it, and it counts as cut", () => {
-    const value = `${"a".repeat(MAX_VALUE_CHARS - 1)}${EMOJI}tail`;
-    expect(boundValue(value)).toBe(`${"a".repeat(MAX_VALUE_CHARS - 1)}${cutMarker(6)}`);
+  it("keeps values that differ only at their end apart (label_join's, a URL's)", () => {
+    const joined = (index: number) => `${"a,b,c,".repeat(20_000)}${index}`;
+    const shown = new Set([1, 2, 3].map((index) => boundValue(joined(index))));
+    expect(shown.size).toBe(3);
+    for (const one of shown) expect(isCutValue(one)).toBe(true);
+  });
+
+  it("never keeps half a surrogate pair: a cut falls beside a pair, at the start's end and at the end's start", () => {
+    const atStart = `${"a".repeat(KEPT_START_CHARS - 1)}${EMOJI}${"b".repeat(5_000)}`;
+    expect(boundValue(atStart)).toBe(
+      `${"a".repeat(KEPT_START_CHARS - 1)}${cutMarker(atStart.length - (KEPT_START_CHARS - 1) - KEPT_END_CHARS)}${"b".repeat(KEPT_END_CHARS)}`,
+    );
+    const atEnd = `${"c".repeat(5_000)}${EMOJI}${"d".repeat(KEPT_END_CHARS - 1)}`;
+    expect(boundValue(atEnd)).toBe(
+      `${"c".repeat(KEPT_START_CHARS)}${cutMarker(atEnd.length - KEPT_START_CHARS - (KEPT_END_CHARS - 1))}${"d".repeat(KEPT_END_CHARS - 1)}`,
+    );
   });
 
   it("marks what it cut, and only that, as cut", () => {
     expect(isCutValue(boundValue("z".repeat(5_000)))).toBe(true);
     expect(isCutValue(boundValue("z".repeat(MAX_VALUE_CHARS + 1)))).toBe(true);
     expect(isCutValue("z".repeat(MAX_VALUE_CHARS))).toBe(false);
-    expect(isCutValue(`${cutMarker(5)} and more`)).toBe(false);
+    expect(isCutValue("…[cut: some characters]…")).toBe(false);
   });
 });
 
