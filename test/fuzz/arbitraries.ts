@@ -1687,7 +1687,7 @@ const rangeToolCall: fc.Arbitrary<ToolCall> = fc.record({
   arguments: fc.record(
     {
       query: fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom("up", "rate(up[5m])", "legend_metric") },
+        { weight: 12, arbitrary: fc.constantFrom("up", "rate(up[5m])", "legend_metric") },
         { weight: 1, arbitrary: fc.constant("chart_metric") },
       ),
       start: validTime,
