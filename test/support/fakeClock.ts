@@ -1,5 +1,8 @@
 import { vi } from "vitest";
 
+/** The real timer, kept before any test fakes it: waiting for an event polls on it. */
+const realSetTimeout = globalThis.setTimeout;
+
 /**
  * A clock the test moves by hand, for code whose waiting is timer logic (a deadline, a cap, a backoff):
  * `setTimeout`, `clearTimeout` and `Date` are vitest's fakes until `vi.useRealTimers()`; `setImmediate`,
@@ -71,4 +74,17 @@ export function watch<T>(promise: Promise<T>): Watched<T> {
 export async function advance(ms: number): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms);
   await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Waits, on the real clock whatever the fake one does, until `condition` holds: an event outside the
+ * clock's reach (a request reaching a server, a file written). `boundMs` is a generous bound, not a
+ * figure: past it the wait fails, saying what did not happen.
+ */
+export async function waitUntil(condition: () => boolean, what: string, boundMs = 20_000): Promise<void> {
+  const giveUpAt = performance.now() + boundMs;
+  while (!condition()) {
+    if (performance.now() > giveUpAt) throw new Error(`${what}: not seen within ${boundMs} ms`);
+    await new Promise<void>((resolve) => realSetTimeout(resolve, 5));
+  }
 }
