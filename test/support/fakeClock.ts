@@ -14,6 +14,9 @@ export function useFakeClock(): void {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
 }
 
+/** Sleeps begun through `timersPromisesOnGlobalTimers` and not yet over. */
+let sleeping = 0;
+
 /**
  * `node:timers/promises` with its `setTimeout` on the global timers (looked up at each call), so that
  * code sleeping through it (`await setTimeout(ms, value, { signal })`) follows a fake clock, and the real
@@ -29,15 +32,18 @@ export function timersPromisesOnGlobalTimers<T extends object>(original: T): T {
   const sleep = <V>(ms?: number, value?: V, options: { signal?: AbortSignal } = {}): Promise<V> =>
     new Promise<V>((resolve, reject) => {
       const { signal } = options;
-      const abort = () => {
-        globalThis.clearTimeout(timer);
-        reject(new DOMException("The operation was aborted", "AbortError"));
-      };
       if (signal?.aborted) {
         reject(new DOMException("The operation was aborted", "AbortError"));
         return;
       }
+      sleeping++;
+      const abort = () => {
+        sleeping--;
+        globalThis.clearTimeout(timer);
+        reject(new DOMException("The operation was aborted", "AbortError"));
+      };
       const timer = globalThis.setTimeout(() => {
+        sleeping--;
         signal?.removeEventListener("abort", abort);
         resolve(value as V);
       }, ms ?? 1);
@@ -86,5 +92,17 @@ export async function waitUntil(condition: () => boolean, what: string, boundMs 
   while (!condition()) {
     if (performance.now() > giveUpAt) throw new Error(`${what}: not seen within ${boundMs} ms`);
     await new Promise<void>((resolve) => realSetTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Runs the fake clock on, one timer at a time, until `watched` settles: for code that alternates real
+ * I/O with sleeps through `node:timers/promises` (mocked with `timersPromisesOnGlobalTimers`), polling a
+ * lock file, say. Before each step it waits, on the real clock, until the code sleeps again.
+ */
+export async function runClockUntilSettled(watched: Watched<unknown>): Promise<void> {
+  while (!watched.settled) {
+    await waitUntil(() => watched.settled || sleeping > 0, "the code sleeping again");
+    if (!watched.settled) await vi.advanceTimersToNextTimerAsync();
   }
 }
