@@ -150,8 +150,13 @@ const PLANS: Planned[] = [
   oddSecretPlan("latin1", 0.01),
 ];
 
-/** Per case, at most: most take a few ms; a few wait on timeouts and retries. */
-const MS_PER_CASE_BUDGET = 40;
+/**
+ * Per case, the test's bound: a generous one, not a figure. Most cases take a few ms, a few wait on
+ * timeouts and retries; the hostile configuration's took 110 ms on average on two busy shared cores
+ * (40 ms a case ended it there, and it ran on into the next configurations' logs). Each event has its
+ * own bound (its remaining time plus HANG_GRACE_MS): this one only ends a run that stalls as a whole.
+ */
+const MS_PER_CASE_BUDGET = 250;
 
 describe("fuzz: the whole handler", () => {
   let dependencies: Dependencies;

@@ -4,6 +4,7 @@ import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens
 import { run as busyPort } from "./busyPort.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
+import { run as deadline } from "./deadline.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
@@ -30,6 +31,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   streaming,
   charts,
   busyPort,
+  deadline,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
