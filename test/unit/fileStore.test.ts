@@ -625,7 +625,7 @@ describe("FileSessionStore expiry sweep", () => {
     // A restart: the new store's first call, whatever it is, starts a sweep it does not wait for.
     const restarted = open();
     expect(await restarted.get(randomUUID(), ctx())).toBeUndefined();
-    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]));
+    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]), { timeout: 20_000 });
 
     await leave(expired[1]);
     clock.now = T0 + 9 * 60_000;
@@ -635,7 +635,7 @@ describe("FileSessionStore expiry sweep", () => {
 
     clock.now = T0 + 10 * 60_000;
     await restarted.get(randomUUID(), ctx());
-    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]));
+    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]), { timeout: 20_000 });
   });
 
   it("leaves alone files it does not know (a set-aside corrupt file included)", async () => {
