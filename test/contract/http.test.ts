@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import packageJson from "../../package.json" with { type: "json" };
 import { defineTool, type Tool, ToolError } from "../../tools/types.js";
@@ -15,6 +15,7 @@ import {
 import { ignores } from "../helpers/logLevel.js";
 import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
+import { advance, useFakeClock, watch } from "../support/fakeClock.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
@@ -456,7 +457,8 @@ for (const pythonCompat of [false, true]) {
 
     describe("deadline", () => {
       it("a slow Prometheus yields the tool's own timeout error before the Lambda deadline", async () => {
-        const started = Date.now();
+        // The request's deadline would answer -32001 "Request timed out": the tool's own error says the
+        // tool's deadline (250 ms before it) came first.
         const result = await callHttp(
           handler,
           {
@@ -468,10 +470,9 @@ for (const pythonCompat of [false, true]) {
           "v2",
           1_500,
         );
-        expect(Date.now() - started).toBeLessThan(1_500);
         const body = JSON.parse(result.body);
         const text = pythonCompat ? body.error.message : body.result.content[0].text;
-        expect(text).toMatch(/Error executing tool ExecuteQuery: .*(within|timed out|timeout)/i);
+        expect(text).toMatch(/Error executing tool ExecuteQuery: Prometheus did not answer within \d+ ms/);
       });
     });
   });
@@ -593,6 +594,16 @@ describe("in Lambda or not", () => {
   });
 });
 
+/** A tool that answers with the deadline it was given (epoch ms). */
+const DEADLINE = defineTool({
+  name: "Deadline",
+  description: "tells its deadline",
+  annotations: {},
+  inputSchema: z.object({}),
+  outputSchema: z.object({ deadlineAt: z.number() }),
+  run: async (_args, call) => ({ deadlineAt: call.context.deadlineAt }),
+});
+
 /** A tool that never answers, whatever its deadline. */
 const STUCK = defineTool({
   name: "Stuck",
@@ -655,57 +666,92 @@ describe("faults", () => {
   });
 
   it("API Gateway's own limit (30 s HTTP API, 29 s REST, from its request time) bounds the deadline; a Function URL's does not, nor a streaming integration's", async () => {
-    const handler = makeHandler({}, { tools: [STUCK] });
-    /** How long the handler took to answer -32001, the Lambda having `remainingMs` left. */
-    const timeToTimeout = async (format: EventFormat, receivedAgoMs: number, remainingMs: number) => {
-      const event = httpEvent(format, {
+    const handler = makeHandler({}, { tools: [DEADLINE, STUCK] });
+    /** The event of a call of `tool`, its front door's request time stamped `receivedAt`. */
+    const event = (format: EventFormat, tool: string, receivedAt: number) => {
+      const made = httpEvent(format, {
         method: "POST",
         path: "/mcp",
         headers: JSON_HEADERS,
-        body: JSON.stringify(callTool(6, "Stuck", {})),
+        body: JSON.stringify(callTool(6, tool, {})),
       }) as { requestContext: Record<string, unknown> };
-      const stamp = format === "v1" ? "requestTimeEpoch" : "timeEpoch";
-      event.requestContext[stamp] = Date.now() - receivedAgoMs;
-      const started = Date.now();
-      const result = (await handler(event, lambdaContext(remainingMs))) as { body: string };
-      expect(JSON.parse(result.body).error.code).toBe(-32001);
-      return Date.now() - started;
+      made.requestContext[format === "v1" ? "requestTimeEpoch" : "timeEpoch"] = receivedAt;
+      return made;
     };
-    if (ENTRY === "streaming") {
-      // A streaming integration (REST API) waits as long as the function runs: its 29 s does not cut
-      // a request received 28.1 s ago, which gets the Lambda's time (1.5 s left, less 500 ms).
-      expect(await timeToTimeout("v1", 28_100, 1_500)).toBeGreaterThanOrEqual(900);
-      expect(await timeToTimeout("url", 29_100, 1_500)).toBeGreaterThanOrEqual(900);
-      return;
+    // On a clock moved by hand, the deadline a tool is given is exact: the front door's limit or the
+    // Lambda's end, whichever comes first, less the 500 ms margin and the tool's 250 ms.
+    useFakeClock();
+    try {
+      const now = Date.now();
+      /** The tool's deadline, in ms from now, the Lambda having `remainingMs` left. */
+      const deadline = async (format: EventFormat, receivedAt: number, remainingMs: number) => {
+        const result = (await handler(event(format, "Deadline", receivedAt), lambdaContext(remainingMs))) as {
+          body: string;
+        };
+        return (JSON.parse(result.body).result.structuredContent.deadlineAt as number) - now;
+      };
+      const LAMBDA_MS = 15 * 60_000;
+      if (ENTRY === "streaming") {
+        // A streaming integration (REST API) waits as long as the function runs: its 29 s does not cut
+        // a request received 28.1 s ago; what bounds a streamed answer is the Lambda's end alone.
+        expect(await deadline("v1", now - 28_100, LAMBDA_MS)).toBe(LAMBDA_MS - 750);
+        expect(await deadline("url", now - 29_100, LAMBDA_MS)).toBe(LAMBDA_MS - 750);
+        expect(await deadline("v2", now - 29_100, 1_500)).toBe(750);
+        return;
+      }
+      // Received 29.1 s (HTTP API) / 28.1 s (REST) ago: 900 ms left at the gateway, whatever the Lambda's.
+      expect(await deadline("v2", now - 29_100, LAMBDA_MS)).toBe(150);
+      expect(await deadline("v1", now - 28_100, LAMBDA_MS)).toBe(150);
+      // The Lambda's end, when it comes first.
+      expect(await deadline("v2", now - 29_100, 800)).toBe(50);
+      // A Function URL waits for the function: its deadline is the Lambda's.
+      expect(await deadline("url", now - 29_100, LAMBDA_MS)).toBe(LAMBDA_MS - 750);
+      // A stamp from the future or from before the limit is a hand-made or skewed event: counted from now.
+      expect(await deadline("v2", now + 60_000, LAMBDA_MS)).toBe(30_000 - 750);
+      expect(await deadline("v2", now - 60_000, LAMBDA_MS)).toBe(30_000 - 750);
+
+      // And the gateway's limit ends a request that runs on: not 1 ms before 400 ms (900 less the
+      // margin), -32001 at it, with 15 minutes left in the Lambda.
+      const stuck = watch(handler(event("v2", "Stuck", Date.now() - 29_100), lambdaContext(LAMBDA_MS)));
+      await advance(399);
+      expect(stuck.settled).toBe(false);
+      await advance(1);
+      expect(stuck.settled).toBe(true);
+      expect(JSON.parse(((await stuck.promise) as { body: string }).body).error.code).toBe(-32001);
+    } finally {
+      vi.useRealTimers();
     }
-    // Received 29.1 s (HTTP API) / 28.1 s (REST) ago: 900 ms left at the gateway, less the 500 ms margin.
-    expect(await timeToTimeout("v2", 29_100, 60_000)).toBeLessThan(1_500);
-    expect(await timeToTimeout("v1", 28_100, 60_000)).toBeLessThan(1_500);
-    // A Function URL waits for the function: its deadline is the Lambda's (1.5 s left, less 500 ms).
-    const url = await timeToTimeout("url", 29_100, 1_500);
-    expect(url).toBeGreaterThanOrEqual(900);
-    // A stamp from the future or from before the limit is a hand-made or skewed event: counted from now.
-    expect(await timeToTimeout("v2", -60_000, 1_200)).toBeGreaterThanOrEqual(600);
   });
 
   it("a request still running at the deadline is 200 -32001 Request timed out", async () => {
     const handler = makeHandler({}, { tools: [STUCK] });
-    const started = Date.now();
-    const result = (await handler(
-      httpEvent("v1", {
-        method: "POST",
-        path: "/mcp",
-        headers: JSON_HEADERS,
-        body: JSON.stringify(callTool(5, "Stuck", {})),
-      }),
-      lambdaContext(800),
-    )) as { statusCode: number; body: string };
-    expect(Date.now() - started).toBeLessThan(800);
-    expect(result.statusCode).toBe(200);
-    expect(JSON.parse(result.body)).toStrictEqual({
-      jsonrpc: "2.0",
-      id: 5,
-      error: { code: -32001, message: "Request timed out" },
-    });
+    // On a clock moved by hand: 800 ms left in the Lambda, less the 500 ms margin.
+    useFakeClock();
+    try {
+      const answer = watch(
+        handler(
+          httpEvent("v1", {
+            method: "POST",
+            path: "/mcp",
+            headers: JSON_HEADERS,
+            body: JSON.stringify(callTool(5, "Stuck", {})),
+          }),
+          lambdaContext(800),
+        ) as Promise<{ statusCode: number; body: string }>,
+      );
+      await advance(299);
+      expect(answer.settled).toBe(false);
+      await advance(1);
+      expect(answer.settled).toBe(true);
+      const result = await answer.promise;
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body)).toStrictEqual({
+        jsonrpc: "2.0",
+        id: 5,
+        error: { code: -32001, message: "Request timed out" },
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -39,8 +39,6 @@ interface Planned {
   config: (deps: Dependencies) => FuzzConfig;
   /** Share of TOTAL_RUNS. */
   share: number;
-  /** Per case, at most (default MS_PER_CASE_BUDGET): the bound of the test, never asserted as a time. */
-  msPerCase?: number;
 }
 
 interface Dependencies {
@@ -133,8 +131,6 @@ const PLANS: Planned[] = [
   },
   {
     share: 0.1,
-    // Its answers are large on purpose (charts of two million points read and drawn, among them).
-    msPerCase: 150,
     config: ({ upstream }) => ({
       name: "hostile-upstream",
       pythonCompat: false,
@@ -154,8 +150,13 @@ const PLANS: Planned[] = [
   oddSecretPlan("latin1", 0.01),
 ];
 
-/** Per case, at most: most take a few ms; a few wait on timeouts and retries. */
-const MS_PER_CASE_BUDGET = 40;
+/**
+ * Per case, the test's bound: a generous one, not a figure. Most cases take a few ms, a few wait on
+ * timeouts and retries; the hostile configuration's took 110 ms on average on two busy shared cores
+ * (40 ms a case ended it there, and it ran on into the next configurations' logs). Each event has its
+ * own bound (its remaining time plus HANG_GRACE_MS): this one only ends a run that stalls as a whole.
+ */
+const MS_PER_CASE_BUDGET = 250;
 
 describe("fuzz: the whole handler", () => {
   let dependencies: Dependencies;
@@ -203,7 +204,7 @@ describe("fuzz: the whole handler", () => {
         );
         expect(report.findings.map((finding) => finding.problem)).toStrictEqual([]);
       },
-      runs * (plan.msPerCase ?? MS_PER_CASE_BUDGET) + 120_000,
+      runs * MS_PER_CASE_BUDGET + 120_000,
     );
   });
 });

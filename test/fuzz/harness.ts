@@ -12,6 +12,7 @@ import {
   check,
   describe,
   type FuzzSettings,
+  HANG_GRACE_MS,
   type Observation,
   sentText,
   type Traffic,
@@ -67,8 +68,6 @@ export interface FuzzReport {
 
 /** An event whose query asks the tiny Prometheus to hang gets little time, so the deadline ends it. */
 const HANG_REMAINING_MS = 1_500;
-/** An answer this much past the deadline is a hang: the run moves on and reports it. */
-const HANG_GRACE_MS = 5_000;
 /** How many distinct findings are shrunk, and for how long each. */
 const SHRINK_FINDINGS = 6;
 const SHRINK_MS = Number(process.env.FUZZ_SHRINK_MS ?? 20_000);
@@ -140,6 +139,7 @@ async function observe(
     thrown,
     threw,
     elapsedMs,
+    hung: result === HUNG,
     logs: output?.take() ?? [],
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { header, JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
+import { waitUntil } from "../support/fakeClock.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 const CANCELLED = { code: -32800, message: "Request cancelled by the client" };
@@ -33,10 +34,6 @@ describe("a caller's cancellation, through the handler", () => {
     await closeServer(prometheus);
   });
 
-  const until = async (condition: () => boolean) => {
-    for (let i = 0; i < 100 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  };
-
   it("in a session, a later cancellation answers the running call at once and aborts its Prometheus request", async () => {
     received.length = 0;
     closed.length = 0;
@@ -51,14 +48,13 @@ describe("a caller's cancellation, through the handler", () => {
     await postMcp(handler, { jsonrpc: "2.0", method: "notifications/initialized" }, "v2", headers);
 
     const running = postMcp(handler, query("q"), "v2", headers);
-    await until(() => received.length === 1);
-    expect(received).toHaveLength(1);
+    await waitUntil(() => received.length === 1, "the call reaching Prometheus");
     const cancelled = await postMcp(handler, cancel("q"), "v2", headers);
     expect(cancelled.statusCode).toBe(202);
     // Cancelled, not answered at its deadline (-32001, 29.5 s away): what happened, not how soon.
     const answer = await running;
     expect(JSON.parse(answer.body)).toEqual({ jsonrpc: "2.0", id: "q", error: CANCELLED });
-    await until(() => closed.length === 1);
+    await waitUntil(() => closed.length === 1, "Prometheus seeing the call's connection closed");
     expect(closed).toEqual(received);
   });
 
@@ -76,7 +72,10 @@ describe("a caller's cancellation, through the handler", () => {
     // The server may start the cancelled call after it was answered: that is no fault of the server.
     expect(logged.filter((line) => line.includes('"level":"ERROR"'))).toEqual([]);
     expect(JSON.parse(http.body)).toEqual([{ jsonrpc: "2.0", id: "q", error: CANCELLED }]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitUntil(
+      () => closed.length === received.length,
+      "Prometheus seeing every call's connection closed",
+    );
     expect(closed).toEqual(received);
   });
 });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import type { ActiveSession } from "../../src/sessions/manager.js";
@@ -17,6 +17,7 @@ import { ignores } from "../helpers/logLevel.js";
 import { sessionContainer } from "../helpers/sessionContainer.js";
 import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { advance, useFakeClock, waitUntil, watch } from "../support/fakeClock.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 const initialize = {
@@ -165,7 +166,9 @@ describe("a DynamoDB that accepts connections and never answers", () => {
     await closeServer(silent);
   });
 
-  it("with 2.5 s left, initialize and a session request are 503 with Retry-After, answered in under 2.5 s", async () => {
+  it("with 2.5 s left, initialize and a session request wait for the store until the deadline (2 s), then are 503 with Retry-After", async () => {
+    let received = 0;
+    silent.on("request", () => received++);
     const handler = makeHandler({
       SESSION_TABLE: "sessions",
       DYNAMODB_ENDPOINT: endpoint,
@@ -173,20 +176,26 @@ describe("a DynamoDB that accepts connections and never answers", () => {
       PROMETHEUS_AUTH: "none",
     });
     for (const sessionId of [undefined, "0f8fad5b-d9cb-469f-a165-70867728950e"]) {
-      const started = Date.now();
-      const result = await post(
-        handler,
-        sessionId ? { jsonrpc: "2.0", id: 2, method: "ping" } : initialize,
-        sessionId,
-        2_500,
-      );
-      const elapsed = Date.now() - started;
-      expect(result.statusCode, String(sessionId)).toBe(503);
-      expect(header(result, "Retry-After")).toBe("1");
-      expect(JSON.parse(result.body)).toMatchObject({ error: { code: -32000 } });
-      expect(elapsed).toBeLessThan(2_500);
-      // The store was given the time up to the deadline (2.5 s less the 500 ms margin), not cut short.
-      expect(elapsed).toBeGreaterThanOrEqual(1_900);
+      // On a clock moved by hand: the store is given the time up to the request's deadline (2.5 s
+      // less the 500 ms margin), neither cut short nor let run to its own 3 s cap.
+      useFakeClock();
+      try {
+        const asked = received;
+        const answer = watch(
+          post(handler, sessionId ? { jsonrpc: "2.0", id: 2, method: "ping" } : initialize, sessionId, 2_500),
+        );
+        await waitUntil(() => received > asked, "the session store's call reaching DynamoDB");
+        await advance(1_999);
+        expect(answer.settled, String(sessionId)).toBe(false);
+        await advance(1);
+        expect(answer.settled, String(sessionId)).toBe(true);
+        const result = await answer.promise;
+        expect(result.statusCode, String(sessionId)).toBe(503);
+        expect(header(result, "Retry-After")).toBe("1");
+        expect(JSON.parse(result.body)).toMatchObject({ error: { code: -32000 } });
+      } finally {
+        vi.useRealTimers();
+      }
     }
   });
 });

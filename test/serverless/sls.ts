@@ -38,6 +38,8 @@ export interface SlsRun {
   stdout: string;
   stderr: string;
   ms: number;
+  /** Killed at `timeoutMs`, still running: it did not end by itself (or after reporting an error). */
+  timedOut: boolean;
 }
 
 /** Runs `serverless <args>` in `cwd` and collects its output. */
@@ -70,7 +72,11 @@ export function runSls(
       stderr += chunk;
       watch();
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs ?? 120_000);
     const settle = () => {
       clearTimeout(timer);
       clearTimeout(reported);
@@ -81,7 +87,7 @@ export function runSls(
     });
     child.once("close", (code, signal) => {
       settle();
-      resolve({ code: code ?? (signal ? 128 : null), stdout, stderr, ms: Date.now() - started });
+      resolve({ code: code ?? (signal ? 128 : null), stdout, stderr, ms: Date.now() - started, timedOut });
     });
   });
 }

@@ -3,9 +3,10 @@
 //
 //   node test/support/bigAnswerServer.mjs <series> <points per series>
 //
-// Prints `http://127.0.0.1:<port>` once listening. Series i is {__name__="big", pod="pod-<i>"} and
-// every one of its points has the value i: the later a series comes, the larger it ranks. A query
-// `big_<n>` asks for n series instead.
+// Prints `http://127.0.0.1:<port>` once listening, then one JSON line per answer it ends or sees given
+// up: {"query", "bytes" written, "whole": whether it was sent to its end, not its connection closed
+// before}. Series i is {__name__="big", pod="pod-<i>"} and every one of its points has the value i: the
+// later a series comes, the larger it ranks. A query `big_<n>` asks for n series instead.
 import { once } from "node:events";
 import { createServer } from "node:http";
 
@@ -21,13 +22,21 @@ function series(i) {
 
 const server = createServer(async (request, response) => {
   request.resume();
-  const asked = /^big_(\d+)$/.exec(new URL(request.url ?? "/", "http://x").searchParams.get("query") ?? "");
+  const query = new URL(request.url ?? "/", "http://x").searchParams.get("query") ?? "";
+  const asked = /^big_(\d+)$/.exec(query);
   const count = asked ? Number(asked[1]) : seriesCount;
   response.writeHead(200, { "content-type": "application/json" });
+  let bytes = 0;
+  let whole = false;
+  const report = () => process.stdout.write(`${JSON.stringify({ query, bytes, whole })}\n`);
   const closed = new AbortController();
-  response.once("close", () => closed.abort());
+  response.once("close", () => {
+    closed.abort();
+    if (!whole) report();
+  });
   const write = async (text) => {
     if (closed.signal.aborted) return false;
+    bytes += text.length;
     if (!response.write(text))
       await once(response, "drain", { signal: closed.signal }).catch(() => undefined);
     return !closed.signal.aborted;
@@ -36,7 +45,9 @@ const server = createServer(async (request, response) => {
   for (let i = 0; i < count; i++) {
     if (!(await write(`${i > 0 ? "," : ""}${series(i)}`))) return;
   }
-  response.end("]}}");
+  bytes += 3;
+  whole = true;
+  response.end("]}}", report);
 });
 
 server.listen(0, "127.0.0.1", () => {

@@ -9,8 +9,13 @@ export type FaultStep =
   /** Accept the request and never answer (the connection is dropped on close). */
   | { hang: true };
 
-/** The server: its base URL (`http://127.0.0.1:<port>`; any path is served by the script) and the requests it got. */
-export type FaultServer = RecordingServer;
+/**
+ * The server: its base URL (`http://127.0.0.1:<port>`; any path is served by the script), the requests it
+ * got, and those it saw given up: their connection closed by the client while it held them unanswered.
+ */
+export interface FaultServer extends RecordingServer {
+  readonly dropped: readonly string[];
+}
 
 /** A Prometheus API success body, as /api/v1/query would send it. */
 export function successBody(data: unknown = { resultType: "vector", result: [] }): unknown {
@@ -29,15 +34,33 @@ export function errorBody(errorType: string, error: string): unknown {
 export async function startFaultServer(steps: FaultStep[]): Promise<FaultServer> {
   if (steps.length === 0) throw new Error("startFaultServer needs at least one step");
   const requests: string[] = [];
+  const dropped: string[] = [];
+  let closing = false;
   const server = createServer((req, res) => {
     const step = steps[Math.min(requests.length, steps.length - 1)] as FaultStep;
     requests.push(req.url ?? "/");
     req.resume();
-    if ("hang" in step) return;
+    if ("hang" in step) {
+      res.once("close", () => {
+        if (!closing) dropped.push(req.url ?? "/");
+      });
+      return;
+    }
     const body =
       step.body === undefined ? "" : typeof step.body === "string" ? step.body : JSON.stringify(step.body);
     res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
     res.end(body);
   });
-  return listenRecording(server, requests);
+  const recording = await listenRecording(server, requests);
+  return {
+    url: recording.url,
+    get requests() {
+      return requests;
+    },
+    dropped,
+    close() {
+      closing = true;
+      return recording.close();
+    },
+  };
 }

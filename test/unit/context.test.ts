@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   abortedByDeadline,
   startRequest,
@@ -11,29 +11,43 @@ import {
   withShareOfReply,
 } from "../../src/context.js";
 import { testContext } from "../helpers/context.js";
+import { advance, useFakeClock } from "../support/fakeClock.js";
 
 setFlagsFromString("--expose_gc");
 const collectGarbage = runInNewContext("gc") as () => void;
 
 describe("request context", () => {
   it("a request's signal is made on first use and aborts at the deadline, as a TimeoutError", async () => {
-    const request = startRequest({ timeoutMs: 100, principal: "arn:aws:iam::1:user/a" });
-    expect(request.principal).toBe("arn:aws:iam::1:user/a");
-    expect(timeLeft(request)).toBeGreaterThan(50);
-    const { signal } = request;
-    expect(request.signal).toBe(signal);
-    expect(signal.aborted).toBe(false);
-    await sleep(150);
-    expect(abortedByDeadline(signal)).toBe(true);
-    request.end();
+    // On a clock moved by hand: the deadline is exact, and the signal aborts at it, not a millisecond before.
+    useFakeClock();
+    try {
+      const request = startRequest({ timeoutMs: 100, principal: "arn:aws:iam::1:user/a" });
+      expect(request.principal).toBe("arn:aws:iam::1:user/a");
+      expect(timeLeft(request)).toBe(100);
+      const { signal } = request;
+      expect(request.signal).toBe(signal);
+      await advance(99);
+      expect(signal.aborted).toBe(false);
+      await advance(1);
+      expect(abortedByDeadline(signal)).toBe(true);
+      request.end();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("end() releases the deadline's timer; a signal first asked for after end() is already aborted", async () => {
-    const answered = startRequest({ timeoutMs: 50 });
-    const { signal } = answered;
-    answered.end();
-    await sleep(100);
-    expect(signal.aborted).toBe(false);
+    useFakeClock();
+    try {
+      const answered = startRequest({ timeoutMs: 50 });
+      const { signal } = answered;
+      answered.end();
+      expect(vi.getTimerCount()).toBe(0);
+      await advance(100);
+      expect(signal.aborted).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
     const late = startRequest({ timeoutMs: 10_000 });
     late.end();
     expect(late.signal.aborted).toBe(true);

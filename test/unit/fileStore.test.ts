@@ -25,7 +25,13 @@ import {
 } from "../../src/sessions/fileStore.js";
 import { SessionDataError, type SessionRecord, SessionStoreError } from "../../src/sessions/store.js";
 import { testContext } from "../helpers/context.js";
+import { runClockUntilSettled, useFakeClock, watch } from "../support/fakeClock.js";
 import { mkfifo, releaseFifos } from "../support/fifos.js";
+
+// The lock's waits sleep through node:timers/promises: on the global timers, a fake clock moves them.
+vi.mock("node:timers/promises", async (original) =>
+  (await import("../support/fakeClock.js")).timersPromisesOnGlobalTimers(await original<object>()),
+);
 
 const ctx = () => testContext(10_000);
 const T0 = 1_700_000_000_000;
@@ -619,7 +625,7 @@ describe("FileSessionStore expiry sweep", () => {
     // A restart: the new store's first call, whatever it is, starts a sweep it does not wait for.
     const restarted = open();
     expect(await restarted.get(randomUUID(), ctx())).toBeUndefined();
-    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]));
+    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]), { timeout: 20_000 });
 
     await leave(expired[1]);
     clock.now = T0 + 9 * 60_000;
@@ -629,7 +635,7 @@ describe("FileSessionStore expiry sweep", () => {
 
     clock.now = T0 + 10 * 60_000;
     await restarted.get(randomUUID(), ctx());
-    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]));
+    await vi.waitFor(async () => expect(await readdir(directory)).toEqual([]), { timeout: 20_000 });
   });
 
   it("leaves alone files it does not know (a set-aside corrupt file included)", async () => {
@@ -726,33 +732,55 @@ describe("FileSessionStore locks", () => {
     await store.create(created, ctx());
     const lock = join(directory, `${created.sessionId}.lock`);
     await writeFile(lock, "another writer");
+    const held = (message: string) => new RegExp(`^session store ${message}$`);
 
-    let started = Date.now();
-    let error = await failure(
-      store.update(created.sessionId, 1, { logLevel: "info" }, true, testContext(300)),
-    );
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // No time left: the lock is tried once, not waited for.
+    let error = await failure(store.update(created.sessionId, 1, { logLevel: "info" }, true, testContext(0)));
     expect(error).toBeInstanceOf(SessionStoreError);
     expect(error.message).toMatch(
-      /^session store update failed: (another writer held the session's lock|the request's deadline passed)/,
+      held("update failed: another writer held the session's lock in .+ for \\d+ ms"),
     );
 
-    await writeFile(lock, "another writer");
-    started = Date.now();
-    error = await failure(store.delete(created.sessionId, testContext(20_000)));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
-    expect(Date.now() - started).toBeLessThan(4_500);
-    expect(error.message).toMatch(
-      /^session store delete failed: another writer held the session's lock in .+ for \d+ ms$/,
-    );
+    // On a clock moved by hand (the lock polled on the real file system between its waits): given up
+    // at the deadline when it comes first, at 3 s otherwise, whichever way the wait ends.
+    for (const [deadlineMs, endsAfter] of [
+      [300, 300],
+      [600_000, 3_000],
+    ] as const) {
+      useFakeClock();
+      try {
+        // The lock is fresh on this clock too (one older than 5 s is a crashed writer's, broken).
+        await utimes(lock, new Date(), new Date());
+        const startedAt = Date.now();
+        let endedAt: number | undefined;
+        const waited = watch(
+          store.delete(created.sessionId, testContext(deadlineMs)).finally(() => {
+            endedAt = Date.now();
+          }),
+        );
+        await runClockUntilSettled(waited);
+        expect(endedAt === undefined ? undefined : endedAt - startedAt, String(deadlineMs)).toBe(endsAfter);
+        error = await failure(waited.promise);
+        expect(error).toBeInstanceOf(SessionStoreError);
+        expect(error.message).toMatch(
+          endsAfter === 3_000
+            ? held("delete failed: another writer held the session's lock in .+ for 3000 ms")
+            : held(
+                "delete failed: (another writer held the session's lock in .+ for 300 ms|the request's deadline passed while waiting for the session's lock)",
+              ),
+        );
+      } finally {
+        vi.useRealTimers();
+      }
+    }
 
+    // A cancellation ends the wait (the deadline ten minutes away, so only it or the 3 s cap can).
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    error = await failure(
-      store.update(created.sessionId, 1, {}, true, testContext(20_000, { signal: controller.signal })),
+    const cancelled = failure(
+      store.update(created.sessionId, 1, {}, true, testContext(600_000, { signal: controller.signal })),
     );
-    expect(error.message).toBe("session store update failed: the request was cancelled");
+    controller.abort();
+    expect((await cancelled).message).toBe("session store update failed: the request was cancelled");
 
     expect(await store.get(created.sessionId, ctx())).toEqual(created);
     await rm(lock);
@@ -766,11 +794,10 @@ describe("FileSessionStore locks", () => {
     const lock = join(directory, `${created.sessionId}.lock`);
     await writeFile(lock, "a dead writer");
     await age(lock, 6_000);
-    const started = Date.now();
-    expect(await store.update(created.sessionId, 1, { logLevel: "info" }, true, testContext(1_000))).toBe(
+    // With no time left to wait for a lock: the stale one is broken on the first try.
+    expect(await store.update(created.sessionId, 1, { logLevel: "info" }, true, testContext(0))).toBe(
       "updated",
     );
-    expect(Date.now() - started).toBeLessThan(500);
     expect(await readdir(directory)).toEqual([`${created.sessionId}.json`]);
   });
 

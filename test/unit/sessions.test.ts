@@ -1,5 +1,5 @@
 import { fc, test } from "@fast-check/vitest";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { describeUnstorable, SESSION_DATA_LIMITS } from "../../src/sessions/limits.js";
 import type { ActiveSession, SessionManager } from "../../src/sessions/manager.js";
@@ -16,6 +16,12 @@ import { testContext } from "../helpers/context.js";
 import { FailingStore } from "../helpers/failingStore.js";
 import { ignores } from "../helpers/logLevel.js";
 import { sessionContainer } from "../helpers/sessionContainer.js";
+import { advance, useFakeClock, watch } from "../support/fakeClock.js";
+
+// The manager's backoff sleeps through node:timers/promises: on the global timers, a fake clock moves it.
+vi.mock("node:timers/promises", async (original) =>
+  (await import("../support/fakeClock.js")).timersPromisesOnGlobalTimers(await original<object>()),
+);
 
 const TTL = 600;
 const initialize = completeInitialize({
@@ -218,7 +224,7 @@ describe("session manager", () => {
     const attempts: number[] = [];
     class AlwaysConflicting extends MemorySessionStore {
       override async update(): Promise<UpdateResult> {
-        attempts.push(performance.now());
+        attempts.push(Date.now());
         return "conflict";
       }
     }
@@ -229,17 +235,36 @@ describe("session manager", () => {
     const id = await start(manager);
     const session = (await manager.resume(id, testContext(5_000))) as ActiveSession;
     await send(session, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "debug" } });
-    const started = performance.now();
-    await expect(manager.persist(session, testContext(400))).rejects.toMatchObject({
-      name: "SessionStoreError",
-    });
-    expect(performance.now() - started).toBeLessThan(400);
-    // Not a busy loop, and not given up at once: a handful of attempts, each wait at least twice the last's floor.
-    expect(attempts.length).toBeGreaterThanOrEqual(3);
-    expect(attempts.length).toBeLessThanOrEqual(8);
-    attempts.slice(1).forEach((at, index) => {
-      expect(at - (attempts[index] as number)).toBeGreaterThanOrEqual(10 * 2 ** index - 2);
-    });
+    // On a clock moved by hand, every wait is exactly the one the manager chose.
+    useFakeClock();
+    try {
+      const deadline = Date.now() + 400;
+      let gaveUpAt: number | undefined;
+      const persisted = watch(
+        manager.persist(session, testContext(400)).finally(() => {
+          gaveUpAt = Date.now();
+        }),
+      );
+      await advance(400);
+      expect(persisted.settled).toBe(true);
+      await expect(persisted.promise).rejects.toMatchObject({ name: "SessionStoreError" });
+      // Not a busy loop, and not given up at once: waits of 20 ms doubling, each jittered within its
+      // upper half (src/backoff.ts), so five or six attempts fit in 400 ms.
+      expect(attempts.length).toBeGreaterThanOrEqual(5);
+      expect(attempts.length).toBeLessThanOrEqual(6);
+      attempts.slice(1).forEach((at, index) => {
+        const waited = at - (attempts[index] as number);
+        expect(waited, `wait ${index + 1}`).toBeGreaterThanOrEqual(10 * 2 ** index);
+        expect(waited, `wait ${index + 1}`).toBeLessThanOrEqual(20 * 2 ** index);
+      });
+      // Given up before the deadline, at the last conflict: the next wait would not have fitted.
+      const last = attempts.at(-1) as number;
+      expect(gaveUpAt).toBe(last);
+      expect(last).toBeLessThan(deadline);
+      expect(deadline - last).toBeLessThanOrEqual(20 * 2 ** (attempts.length - 1));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("10,000 sessions through one container keep the warm cache at its bound", async () => {

@@ -5,6 +5,7 @@ import { run as busyPort } from "./busyPort.js";
 import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
+import { run as deadline } from "./deadline.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
@@ -32,6 +33,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   charts,
   busyPort,
   chartLimits,
+  deadline,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
