@@ -12,6 +12,9 @@ const env = {
 
 export default defineConfig({
   test: {
+    // Two test files at once (vitest's default is cores - 1, one file at a time on CI's two cores):
+    // the slow files mostly wait on child processes (osls, Prometheus, browsers, the fuzz's stores).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // No test credential in any process output (test/support/secretScan.ts).

@@ -5,8 +5,11 @@ import { type Expectation, headersOf, mismatches, printedResult } from "./expect
 import { copyService, pool, ROOT, runSls, type SlsRun } from "./sls.js";
 
 /**
- * `serverless invoke local -f mcp -p events/<file>` for every sample event, checked against the
- * contract outcome recorded for it in events/expected.json.
+ * `serverless invoke local -f mcp -p events/<file>` for one sample event of each kind (event source,
+ * session or not, batch, base64 body, an upstream call, each environment variant), checked against the
+ * contract outcome recorded for it in events/expected.json. Every sample event is answered as recorded
+ * through AWS's runtime client on the packaged function (runtimeClient.test.ts); here what is proved is
+ * that osls runs the function on such events, which each osls run (a few seconds of CPU) shows alike.
  */
 
 interface ExpectedFile {
@@ -16,9 +19,27 @@ interface ExpectedFile {
 
 const EVENTS_DIR = join(ROOT, "events");
 const expected = JSON.parse(readFileSync(join(EVENTS_DIR, "expected.json"), "utf8")) as ExpectedFile;
-const eventFiles = readdirSync(EVENTS_DIR)
+const allEventFiles = readdirSync(EVENTS_DIR)
   .filter((file) => file.endsWith(".json") && file !== "expected.json")
   .sort();
+/** The events run through osls: each event source and environment variant, and the shapes osls parses. */
+const INVOKED = [
+  "direct-batch.json",
+  "direct-tools-list.json",
+  "fnurl-health.json",
+  "fnurl-tools-list.json",
+  "v1-initialize-empty-params.json",
+  "v1-stage-prefix-tools-list.json",
+  "v1-tools-call-get-server-info.json",
+  "v2-base64-body.json",
+  "v2-delete-mcp-sessions-off.json",
+  "v2-initialize.json",
+  "v2-modern-tools-call-get-server-info.json",
+  "v2-python-compat-tool-error.json",
+  "v2-tools-call-execute-query.json",
+  "v2-tools-list.json",
+];
+const eventFiles = INVOKED.filter((file) => allEventFiles.includes(file));
 const CONCURRENCY = Number(process.env.SLS_INVOKE_CONCURRENCY ?? 2);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -63,7 +84,16 @@ describe("the outcome matcher", () => {
 
 describe("events/expected.json", () => {
   it("has an expectation for every event file, and an event file for every expectation", () => {
-    expect(Object.keys(expected.events).sort()).toEqual(eventFiles);
+    expect(Object.keys(expected.events).sort()).toEqual(allEventFiles);
+  });
+
+  it("the events invoked here exist, and cover every event source and every environment variant", () => {
+    expect(eventFiles).toEqual(INVOKED);
+    const kinds = (files: readonly string[]) => new Set(files.map((file) => file.split("-")[0]));
+    expect(kinds(eventFiles)).toEqual(kinds(allEventFiles));
+    const variants = (files: readonly string[]) =>
+      new Set(files.map((file) => JSON.stringify(expected.events[file]?.environment ?? {})));
+    expect(variants(eventFiles)).toEqual(variants(allEventFiles));
   });
 });
 
