@@ -42,6 +42,7 @@ const ALL_ACTIONS = [
   "aps:GetLabels",
   "aps:GetMetricMetadata",
   "aps:GetSeries",
+  "aps:ListAlertManagerAlerts",
   "aps:ListAlertManagerSilences",
   "aps:ListAlerts",
   "aps:ListRules",
@@ -234,7 +235,13 @@ describe("role statements: the aps actions and statements", () => {
       ["discovery", ["aps:DescribeWorkspace", "aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries"]],
       [
         "alerting",
-        ["aps:DescribeWorkspace", "aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        [
+          "aps:DescribeWorkspace",
+          "aps:ListAlertManagerAlerts",
+          "aps:ListAlertManagerSilences",
+          "aps:ListAlerts",
+          "aps:ListRules",
+        ],
       ],
       ["all", ALL_ACTIONS],
       ["ExecuteQuery,FindSeries", ["aps:DescribeWorkspace", "aps:GetSeries", "aps:QueryMetrics"]],
@@ -268,6 +275,7 @@ describe("role statements: the aps actions and statements", () => {
           "aps:GetLabels",
           "aps:GetMetricMetadata",
           "aps:GetSeries",
+          "aps:ListAlertManagerAlerts",
           "aps:ListAlertManagerSilences",
           "aps:ListAlerts",
           "aps:ListRules",
@@ -319,7 +327,12 @@ describe("role statements: what serverless.yml gets", () => {
       },
       {
         Effect: "Allow",
-        Action: ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        Action: [
+          "aps:ListAlertManagerAlerts",
+          "aps:ListAlertManagerSilences",
+          "aps:ListAlerts",
+          "aps:ListRules",
+        ],
         Resource: [everyWorkspace(), everyWorkspace("eu-west-1")],
       },
       {
