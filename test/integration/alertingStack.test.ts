@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AlertingStack,
   alertmanagerAvailable,
+  INHIBITION,
   RULES,
   type RuleSpec,
   SILENCES,
@@ -35,7 +36,8 @@ interface ApiAlert {
 }
 interface AmAlert {
   labels: Record<string, string>;
-  status: { state: string; silencedBy: string[] };
+  fingerprint: string;
+  status: { state: string; silencedBy: string[]; inhibitedBy: string[] };
 }
 interface AmSilence {
   id: string;
@@ -125,6 +127,19 @@ describe.skipIf(!alertmanagerAvailable() || !prometheusAvailable())(
       const upForTwo = alerts.find((alert) => alert.labels.alertname === "UpForTwoSeconds");
       expect(upForTwo?.status.state).toBe("active");
       expect(alerts.some((alert) => alert.labels.alertname === "UpForAnHour")).toBe(false);
+    });
+
+    it("has UpNotice suppressed by the inhibition rule, inhibited by UpForTwoSeconds of the same instance", async () => {
+      const alerts = await stack.alertmanager.api<AmAlert[]>("alerts");
+      const source = alerts.find((alert) => alert.labels.alertname === INHIBITION.source);
+      const target = alerts.find((alert) => alert.labels.alertname === INHIBITION.target);
+      expect(source?.labels.instance).toBe(stack.prometheus.instance);
+      expect(target?.labels.instance).toBe(stack.prometheus.instance);
+      expect(target?.status).toStrictEqual({
+        state: "suppressed",
+        silencedBy: [],
+        inhibitedBy: [source?.fingerprint],
+      });
     });
 
     it("has the five silences of SILENCES in their states", async () => {

@@ -112,6 +112,21 @@ const TARGET_DOWN: AlertingRuleSpec = {
   state: "inactive",
 };
 
+/**
+ * Fires with UpForTwoSeconds on every target, at a lower severity: Alertmanager's inhibition rule
+ * (INHIBITION) mutes it while UpForTwoSeconds fires on the same instance, so it is held `suppressed`.
+ */
+const UP_NOTICE: AlertingRuleSpec = {
+  type: "alerting",
+  name: "UpNotice",
+  expr: "up == 1",
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "notice" },
+  annotations: { summary: "Target {{ $labels.instance }} is up (notice)" },
+  state: "firing",
+};
+
 const JOB_UP_SUM: RecordingRuleSpec = {
   type: "recording",
   name: "job:up:sum",
@@ -136,7 +151,8 @@ const BROKEN: RecordingRuleSpec = {
 
 /**
  * The rules file the stack's Prometheus evaluates (every second, on its scrape of itself), in file order
- * (the order /api/v1/rules reports), and each rule by name for tests.
+ * (the order /api/v1/rules reports: Prometheus 2.42 sorts a file's groups by name, so they are in that order
+ * here), and each rule by name for tests.
  */
 export const RULES = {
   file: "rules.yml",
@@ -148,13 +164,25 @@ export const RULES = {
       rules: [TARGET_UP, UP_FOR_TWO_SECONDS, UP_FOR_AN_HOUR, TARGET_DOWN],
     },
     { name: "recording", interval: "1s", intervalSeconds: 1, rules: [JOB_UP_SUM, BROKEN] },
+    { name: "suppression", interval: "1s", intervalSeconds: 1, rules: [UP_NOTICE] },
   ],
   targetUp: TARGET_UP,
   upForTwoSeconds: UP_FOR_TWO_SECONDS,
   upForAnHour: UP_FOR_AN_HOUR,
   targetDown: TARGET_DOWN,
+  upNotice: UP_NOTICE,
   jobUpSum: JOB_UP_SUM,
   broken: BROKEN,
+} as const;
+
+/**
+ * The stack's Alertmanager's one inhibition rule: a firing UpForTwoSeconds (severity warning) mutes
+ * UpNotice (severity notice) of the same instance.
+ */
+export const INHIBITION = {
+  source: UP_FOR_TWO_SECONDS.name,
+  target: UP_NOTICE.name,
+  equal: ["instance"],
 } as const;
 
 /** A matcher as Alertmanager's API v2 takes and reports it. */
@@ -373,6 +401,13 @@ const ALERTMANAGER_CONFIG = JSON.stringify(
       repeat_interval: "1h",
     },
     receivers: [{ name: "null" }],
+    inhibit_rules: [
+      {
+        source_matchers: [`alertname="${INHIBITION.source}"`],
+        target_matchers: [`alertname="${INHIBITION.target}"`],
+        equal: INHIBITION.equal,
+      },
+    ],
   },
   null,
   2,
@@ -456,6 +491,8 @@ interface PromRuleGroups {
 }
 interface AmAlert {
   labels: Record<string, string>;
+  fingerprint: string;
+  status: { state: string; inhibitedBy: string[] };
 }
 interface AmSilence {
   id: string;
@@ -510,6 +547,12 @@ async function unsettled(
       missing.push(`${spec.name} health is ${rule?.health} (${rule?.lastError}), not ${spec.health}`);
     }
   }
+  const inhibited = amAlerts.find((a) => a.labels.alertname === INHIBITION.target);
+  const source = amAlerts.find((a) => a.labels.alertname === INHIBITION.source);
+  if (source === undefined || !inhibited?.status.inhibitedBy.includes(source.fingerprint))
+    missing.push(
+      `${INHIBITION.target} is not inhibited by ${INHIBITION.source} (${inhibited?.status.state})`,
+    );
   for (const [key, spec] of Object.entries(SILENCES) as Array<[SilenceKey, SilenceSpec]>) {
     const state = silences.find((silence) => silence.id === ids[key])?.status.state;
     if (state !== spec.state) missing.push(`silence ${key} is ${state}, not ${spec.state}`);
