@@ -229,6 +229,10 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         expect(value.note).toMatch(
           /^Alertmanager silences 1 and inhibits 1 of the 3 firing alerts \(counted whatever state and match\): /,
         );
+        // A cut list: truncated first, then the note.
+        const cut = await listAlerts({ ...args, limit: 1 }, call);
+        expect(Object.keys(cut)).toEqual(["truncated", "note", "alerts"]);
+        expect(cut.note).toMatch(/of the 3 firing alerts: /);
         const pending = await listAlerts({ ...args, state: "pending" }, call);
         expect(pending.alerts).toHaveLength(1);
         expect(pending.note).toMatch(/of the 3 firing alerts \(counted whatever state and match\)/);
