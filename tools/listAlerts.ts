@@ -3,6 +3,7 @@ import { isCutValue } from "../src/monitoredText.js";
 import { type LabelMatcher, matchesAny, parseSelectors, SelectorError } from "../src/promql/matchers.js";
 import { type AlertEntry, AlertTally, alertEntry, compareAlerts } from "../src/results/alerts.js";
 import { ListCollector } from "../src/results/entryList.js";
+import { onsetLookup } from "./alertHistory.js";
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
 import { countLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
@@ -14,7 +15,8 @@ const ALERTNAMES_NAMED = 8;
 export const ListAlerts = defineTool({
   name: "ListAlerts",
   description:
-    "List the alerts Prometheus's alerting rules have firing or pending now: labels, summary and description (untrusted data), since when (activeAt), value. " +
+    "List the alerts Prometheus's alerting rules have firing or pending now: labels, summary and description (untrusted data), activeAt, value, " +
+    "and onset: when the current episode began, from the stored ALERTS history (activeAt restarts with rule evaluation; onset_note says so where they differ). " +
     "Start an investigation here. Firing first, newest first; state and match (label matchers on the alert, " +
     'e.g. {severity="critical"} or HighErrorRate) narrow it. ListRules shows a rule\'s expression and threshold.',
   inputSchema: z.object({
@@ -35,13 +37,14 @@ export const ListAlerts = defineTool({
     truncated: truncation,
     alerts: z
       .array(z.looseObject({ labels: z.record(z.string(), z.string()), state: z.string() }))
-      .describe("Alerts: labels, annotations, state, activeAt, value"),
+      .describe("Alerts: labels, annotations, state, activeAt, value, onset"),
   }),
   annotations: readOnly("List firing and pending alerts"),
   async run(args, call) {
     const selectors = await alertSelectors(args.match ?? undefined);
     const state = args.state ?? undefined;
     const limit = args.limit ?? undefined;
+    const onsets = await onsetLookup(args, call, selectors);
     const list = await getFromWorkspace(args, call, { path: "/alerts", params: {} }, () => {
       const tally = new AlertTally();
       return new ListCollector<AlertEntry>(
@@ -49,9 +52,10 @@ export const ListAlerts = defineTool({
           key: "alerts",
           noun: "alerts",
           format: { streamedKey: "alerts" },
+          ...(onsets.unavailable === undefined ? {} : { fields: { note: onsets.unavailable } }),
           entriesOf: (value) => {
             const entry = alertEntry(value);
-            return entry === undefined ? undefined : [entry];
+            return entry === undefined ? undefined : [{ ...entry, ...onsets(entry) }];
           },
           accepts: (entry) =>
             (state === undefined || entry.state === state) && matchesAny(entry.labels, selectors),
@@ -75,7 +79,7 @@ function exampleAlertname(tally: AlertTally): string {
 }
 
 /** The `match` selectors, a leading bare name meaning `alertname`; a bad one is the caller's error. */
-async function alertSelectors(match: readonly string[] | undefined): Promise<LabelMatcher[][]> {
+export async function alertSelectors(match: readonly string[] | undefined): Promise<LabelMatcher[][]> {
   if (match === undefined) return [];
   try {
     return await parseSelectors(match, { nameLabel: "alertname" });
