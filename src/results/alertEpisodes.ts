@@ -26,9 +26,15 @@ export interface Presence {
   state: "pending" | "firing" | "active_at";
   from: number;
   to: number;
-  /** `active_at` only: the earliest `activeAt` recorded in the stretch (Unix seconds). */
-  activeAt?: number | undefined;
+  /**
+   * `active_at` only: the `activeAt` values recorded in the stretch (Unix seconds), each once, smallest
+   * first. Few: the value changes only when rule evaluation restarts.
+   */
+  activeAt?: readonly number[] | undefined;
 }
+
+/** `activeAt` values a presence keeps at most (the smallest: a maximum matters least for an onset). */
+const MAX_ACTIVE_AT_VALUES = 64;
 
 /** One episode of an alert: pending and/or firing, with no gap over the tolerance. Unix seconds. */
 export interface Episode {
@@ -40,7 +46,7 @@ export interface Episode {
   firingFrom?: number;
   /** The last time it was recorded pending or firing. */
   lastSeen: number;
-  /** Still pending or firing at the end of the record (its last sample is after `ongoingAfter`). */
+  /** Still pending or firing at the end of the record: the last episode, last seen at or after `ongoingAfter`. */
   ongoing: boolean;
   /** Its state when last seen (`firing` when both were recorded then). */
   lastState: "pending" | "firing";
@@ -72,9 +78,11 @@ export function episodesOf(presences: readonly Presence[], options: EpisodeOptio
     end = Math.max(end, presence.to);
   }
   const episodes: Episode[] = [];
-  for (const group of groups) {
+  for (const [index, group] of groups.entries()) {
     const previousEnd = episodes.at(-1)?.lastSeen ?? Number.NEGATIVE_INFINITY;
-    episodes.push(episodeOf(group, previousEnd, options.ongoingAfter));
+    // Only the last episode can go on: a later one began after it ended.
+    const ongoingAfter = index === groups.length - 1 ? options.ongoingAfter : Number.POSITIVE_INFINITY;
+    episodes.push(episodeOf(group, previousEnd, ongoingAfter));
   }
   return episodes;
 }
@@ -93,9 +101,9 @@ function episodeOf(group: readonly Presence[], previousEnd: number, ongoingAfter
       lastFiring = Math.max(lastFiring, presence.to);
     } else if (presence.state === "pending") lastPending = Math.max(lastPending, presence.to);
   }
-  for (const { activeAt } of group) {
-    if (activeAt !== undefined && Number.isFinite(activeAt) && activeAt > previousEnd)
-      onset = Math.min(onset, activeAt);
+  for (const { activeAt = [] } of group) {
+    const within = activeAt.find((value) => value > previousEnd);
+    if (within !== undefined) onset = Math.min(onset, within);
   }
   const pendingFrom = firingFrom === undefined || onset < firingFrom ? onset : undefined;
   return {
@@ -104,14 +112,14 @@ function episodeOf(group: readonly Presence[], previousEnd: number, ongoingAfter
     ...(firingFrom === undefined ? {} : { firingFrom }),
     lastSeen,
     ongoing: lastSeen >= ongoingAfter,
-    // Only ALERTS_FOR_STATE recorded: it is written for pending and firing alerts alike, firing is not known.
+    // Pending unless last recorded firing (ALERTS_FOR_STATE, written in both states, does not tell).
     lastState: lastFiring >= lastPending && firingFrom !== undefined ? "firing" : "pending",
   };
 }
 
 /**
  * One series' samples as presences: consecutive samples no further apart than the tolerance make one.
- * `samples` are [time, value] in time order; for `active_at` the value is an `activeAt` (its smallest is
+ * `samples` are [time, value] in time order; for `active_at` the value is an `activeAt` (each distinct one
  * kept), for `pending`/`firing` any value (a bucket's sample count) above 0 is a presence.
  */
 export function presencesOfSeries(
@@ -132,7 +140,12 @@ export function presencesOfSeries(
       current.to = Math.max(current.to, time);
     }
     if (state === "active_at" && Number.isFinite(value))
-      current.activeAt = Math.min(current.activeAt ?? value, value);
+      current.activeAt = withValue(current.activeAt, value);
   }
   return out;
+}
+
+function withValue(values: readonly number[] = [], value: number): readonly number[] {
+  if (values.includes(value)) return values;
+  return [...values, value].sort((a, b) => a - b).slice(0, MAX_ACTIVE_AT_VALUES);
 }
