@@ -40,9 +40,12 @@ const MAX_ACTIVE_AT_VALUES = 64;
 export interface Episode {
   /** When the episode began: the earliest of its samples and of the `activeAt` values recorded in it. */
   onset: number;
-  /** When it became pending: the onset, unless it was firing from its onset (no `for`). */
+  /** When it became pending: the onset, if it was recorded pending before it fired (or never fired). */
   pendingFrom?: number;
-  /** The first time it was recorded firing in the episode; absent if it never fired. */
+  /**
+   * The first time it was recorded firing in the episode (a drop back to pending moves it not); the
+   * onset when it was never recorded pending before (no `for`). Absent if it never fired.
+   */
   firingFrom?: number;
   /** The last time it was recorded pending or firing. */
   lastSeen: number;
@@ -105,11 +108,14 @@ function episodeOf(group: readonly Presence[], previousEnd: number, ongoingAfter
     const within = activeAt.find((value) => value > previousEnd);
     if (within !== undefined) onset = Math.min(onset, within);
   }
-  const pendingFrom = firingFrom === undefined || onset < firingFrom ? onset : undefined;
+  // Recorded pending before it fired (or in the same step), or never firing: pending from the onset.
+  // Otherwise it fired from its onset (a rule without `for`, or an episode under way before the record).
+  const wasPending = group.some((p) => p.state === "pending" && p.from <= (firingFrom ?? p.from));
+  const pendingFrom = firingFrom === undefined || wasPending ? onset : undefined;
   return {
     onset,
     ...(pendingFrom === undefined ? {} : { pendingFrom }),
-    ...(firingFrom === undefined ? {} : { firingFrom }),
+    ...(firingFrom === undefined ? {} : { firingFrom: pendingFrom === undefined ? onset : firingFrom }),
     lastSeen,
     ongoing: lastSeen >= ongoingAfter,
     // Pending unless last recorded firing (ALERTS_FOR_STATE, written in both states, does not tell).
