@@ -123,13 +123,18 @@ describe("role statements: the tools served", () => {
     for (const no of ["false", "0", "no", "", "garbage", false]) {
       expect(script.servedTools("", no), String(no)).toEqual(ALL_TOOLS);
     }
-    expect(ALL_TOOLS).toHaveLength(13);
+    expect(ALL_TOOLS).toHaveLength(14);
     expect(catalog.groups.core).toEqual(CORE);
   });
 
   it("a given value wins over pythonCompat", () => {
     expect(script.servedTools("all", "true")).toEqual(ALL_TOOLS);
-    expect(script.servedTools("alerting", "true")).toEqual(["ListAlerts", "ListRules", "ListSilences"]);
+    expect(script.servedTools("alerting", "true")).toEqual([
+      "ListAlerts",
+      "ListRules",
+      "ListSilences",
+      "GetAlertHistory",
+    ]);
     expect(script.servedTools("FindSeries", "true")).toEqual(["FindSeries"]);
   });
 
@@ -234,7 +239,13 @@ describe("role statements: the aps actions and statements", () => {
       ["discovery", ["aps:DescribeWorkspace", "aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries"]],
       [
         "alerting",
-        ["aps:DescribeWorkspace", "aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        [
+          "aps:DescribeWorkspace",
+          "aps:ListAlertManagerSilences",
+          "aps:ListAlerts",
+          "aps:ListRules",
+          "aps:QueryMetrics",
+        ],
       ],
       ["all", ALL_ACTIONS],
       ["ExecuteQuery,FindSeries", ["aps:DescribeWorkspace", "aps:GetSeries", "aps:QueryMetrics"]],
@@ -319,7 +330,7 @@ describe("role statements: what serverless.yml gets", () => {
       },
       {
         Effect: "Allow",
-        Action: ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        Action: ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules", "aps:QueryMetrics"],
         Resource: [everyWorkspace(), everyWorkspace("eu-west-1")],
       },
       {
