@@ -2,6 +2,7 @@ import catalog from "./catalog.json" with { type: "json" };
 import { ExecuteQuery } from "./executeQuery.js";
 import { ExecuteRangeQuery } from "./executeRangeQuery.js";
 import { FindSeries } from "./findSeries.js";
+import { GetAlertHistory } from "./getAlertHistory.js";
 import { GetAvailableWorkspaces } from "./getAvailableWorkspaces.js";
 import { GetMetricMetadata } from "./getMetricMetadata.js";
 import { GetServerInfo } from "./getServerInfo.js";
@@ -29,6 +30,7 @@ export const tools: Tool[] = [
   ListAlerts,
   ListRules,
   ListSilences,
+  GetAlertHistory,
   PlotRangeQuery,
 ];
 
@@ -179,6 +181,7 @@ export {
   ExecuteQuery,
   ExecuteRangeQuery,
   FindSeries,
+  GetAlertHistory,
   GetAvailableWorkspaces,
   GetMetricMetadata,
   GetServerInfo,

@@ -10,6 +10,7 @@ import { type AlertEntry, AlertTally, alertEntry, compareAlerts } from "../src/r
 import { ListCollector } from "../src/results/entryList.js";
 import { formatCount } from "../src/results/fit.js";
 import { withNote } from "../src/results/note.js";
+import { type AlertOnset, onsetLookup } from "./alertHistory.js";
 import { readAlertmanager } from "./alertmanagerView.js";
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
 import { countLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
@@ -22,8 +23,8 @@ const ALERTNAMES_NAMED = 8;
 export const ListAlerts = defineTool({
   name: "ListAlerts",
   description:
-    "List the alerts Prometheus's alerting rules have firing or pending now: labels, summary and description (untrusted data), since when (activeAt), value, " +
-    "with Alertmanager's status: silenced by whom and why, or inhibited. " +
+    "List the alerts Prometheus's alerting rules have firing or pending now: labels, summary and description (untrusted data), activeAt, value, " +
+    "onset (when the current episode began, from the stored ALERTS history: activeAt restarts with rule evaluation), and Alertmanager's status: silenced by whom and why, or inhibited. " +
     "Start an investigation here. Firing first, newest first; state and match (label matchers on the alert, " +
     'e.g. {severity="critical"} or HighErrorRate) narrow it. ListRules shows a rule\'s expression and threshold.',
   inputSchema: z.object({
@@ -45,11 +46,13 @@ export const ListAlerts = defineTool({
     note: z
       .string()
       .optional()
-      .describe("Only when some firing alerts are silenced or inhibited, or Alertmanager could not be read"),
+      .describe(
+        "Only when some firing alerts are silenced or inhibited, or Alertmanager or the stored alert history could not be read",
+      ),
     alerts: z
       .array(z.looseObject({ labels: z.record(z.string(), z.string()), state: z.string() }))
       .describe(
-        "Alerts: labels, annotations, state, activeAt, value; firing ones with alertmanager (active, silenced, inhibited or not received), silenced_by, inhibited_by",
+        "Alerts: labels, annotations, state, activeAt, value, onset; firing ones with alertmanager (active, silenced, inhibited or not received), silenced_by, inhibited_by",
       ),
   }),
   annotations: readOnly("List firing and pending alerts"),
@@ -57,7 +60,11 @@ export const ListAlerts = defineTool({
     const selectors = await alertSelectors(args.match ?? undefined);
     const state = args.state ?? undefined;
     const limit = args.limit ?? undefined;
-    const view = await readAlertmanager(args, call);
+    // Both read before the alerts stream in, so that each entry is completed as it is read.
+    const [view, onsets] = await Promise.all([
+      readAlertmanager(args, call),
+      onsetLookup(args, call, selectors),
+    ]);
     const index = view.available ? new AmAlertIndex(view) : undefined;
     // Made with each sink: a retry reads the answer from the start.
     let firing = new FiringTally();
@@ -75,7 +82,7 @@ export const ListAlerts = defineTool({
             if (entry === undefined) return undefined;
             const status = index?.statusOf(entry);
             seen.add(entry, status);
-            return [status === undefined ? entry : { ...entry, ...status }];
+            return [{ ...entry, ...onsets(entry), ...status }];
           },
           accepts: (entry) =>
             (state === undefined || entry.state === state) && matchesAny(entry.labels, selectors),
@@ -89,15 +96,16 @@ export const ListAlerts = defineTool({
         { budget: call.budget, limit },
       );
     });
-    return withNote(
-      expectList(list, "alert list"),
+    const notes = [
+      onsets.unavailable,
       alertmanagerNote(view, firing, state !== undefined || selectors.length > 0),
-    );
+    ].filter((note) => note !== undefined);
+    return withNote(expectList(list, "alert list"), notes.length === 0 ? undefined : notes.join(" "));
   },
 });
 
 /** An alert as listed: Prometheus's, and Alertmanager's status when it is firing. */
-type ListedAlert = AlertEntry & Partial<AlertmanagerStatus>;
+type ListedAlert = AlertEntry & Partial<AlertOnset> & Partial<AlertmanagerStatus>;
 
 /** Every firing alert Prometheus answered (whatever state and match keep), and what Alertmanager does with them. */
 class FiringTally {
@@ -138,7 +146,7 @@ function exampleAlertname(tally: AlertTally): string {
 }
 
 /** The `match` selectors, a leading bare name meaning `alertname`; a bad one is the caller's error. */
-async function alertSelectors(match: readonly string[] | undefined): Promise<LabelMatcher[][]> {
+export async function alertSelectors(match: readonly string[] | undefined): Promise<LabelMatcher[][]> {
   if (match === undefined) return [];
   try {
     return await parseSelectors(match, { nameLabel: "alertname" });

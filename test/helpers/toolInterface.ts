@@ -38,6 +38,10 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
     required: [],
     properties: ["workspace_id", "state", "match", "limit", "region", "profile"],
   },
+  GetAlertHistory: {
+    required: [],
+    properties: ["workspace_id", "start", "end", "match", "limit", "region", "profile"],
+  },
   // The charts tool (TOOLS group charts): ExecuteRangeQuery's arguments and a title.
   PlotRangeQuery: {
     required: ["query", "start", "end", "step"],

@@ -76,6 +76,8 @@ function expectedAlert(alert: Json): Json {
     state: alert.state,
     activeAt: alert.activeAt,
     value: alert.value,
+    // No restart here: the stored record's onset is the alert's activeAt.
+    onset: alert.activeAt,
   };
 }
 

@@ -124,13 +124,18 @@ describe("role statements: the tools served", () => {
     for (const no of ["false", "0", "no", "", "garbage", false]) {
       expect(script.servedTools("", no), String(no)).toEqual(ALL_TOOLS);
     }
-    expect(ALL_TOOLS).toHaveLength(13);
+    expect(ALL_TOOLS).toHaveLength(14);
     expect(catalog.groups.core).toEqual(CORE);
   });
 
   it("a given value wins over pythonCompat", () => {
     expect(script.servedTools("all", "true")).toEqual(ALL_TOOLS);
-    expect(script.servedTools("alerting", "true")).toEqual(["ListAlerts", "ListRules", "ListSilences"]);
+    expect(script.servedTools("alerting", "true")).toEqual([
+      "ListAlerts",
+      "ListRules",
+      "ListSilences",
+      "GetAlertHistory",
+    ]);
     expect(script.servedTools("FindSeries", "true")).toEqual(["FindSeries"]);
   });
 
@@ -241,6 +246,7 @@ describe("role statements: the aps actions and statements", () => {
           "aps:ListAlertManagerSilences",
           "aps:ListAlerts",
           "aps:ListRules",
+          "aps:QueryMetrics",
         ],
       ],
       ["all", ALL_ACTIONS],
@@ -332,6 +338,7 @@ describe("role statements: what serverless.yml gets", () => {
           "aps:ListAlertManagerSilences",
           "aps:ListAlerts",
           "aps:ListRules",
+          "aps:QueryMetrics",
         ],
         Resource: [everyWorkspace(), everyWorkspace("eu-west-1")],
       },

@@ -49,6 +49,7 @@ describe("configuration", () => {
         "ListAlerts",
         "ListRules",
         "ListSilences",
+        "GetAlertHistory",
         "PlotRangeQuery",
       ],
       alertmanagerUrl: undefined,
@@ -66,13 +67,14 @@ describe("configuration", () => {
     ];
     expect(loadConfig({ PYTHON_COMPAT: "true" }).tools).toStrictEqual(core);
     expect(loadConfig({ TOOLS: "core" }).tools).toStrictEqual(core);
-    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(13);
+    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(14);
     expect(loadConfig({ TOOLS: "charts" }).tools).toStrictEqual(["PlotRangeQuery"]);
     expect(loadConfig({ TOOLS: " alerting , ExecuteQuery,," }).tools).toStrictEqual([
       "ExecuteQuery",
       "ListAlerts",
       "ListRules",
       "ListSilences",
+      "GetAlertHistory",
     ]);
     expect(loadConfig({ TOOLS: "discovery,FindSeries" }).tools).toStrictEqual([
       "ListLabels",
