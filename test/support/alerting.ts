@@ -58,6 +58,8 @@ export interface RecordingRuleSpec {
   readonly health: "ok" | "err";
   /** The `lastError` Prometheus reports for it (only for health "err"). */
   readonly lastError: string | undefined;
+  /** Whether what it records has series once the stack is up. */
+  readonly hasSeries: boolean;
 }
 
 export type RuleSpec = AlertingRuleSpec | RecordingRuleSpec;
@@ -119,6 +121,7 @@ const JOB_UP_SUM: RecordingRuleSpec = {
   labels: { aggregation: "job" },
   health: "ok",
   lastError: undefined,
+  hasSeries: true,
 };
 
 /**
@@ -132,6 +135,54 @@ const BROKEN: RecordingRuleSpec = {
   labels: {},
   health: "err",
   lastError: "vector cannot contain metrics with the same labelset",
+  hasSeries: false,
+};
+
+/** Healthy, but reads a metric nobody exposes: it records no series. */
+const NO_SERIES: RecordingRuleSpec = {
+  type: "recording",
+  name: "job:missing:sum",
+  expr: "sum by (job) (metric_nobody_exposes_total)",
+  labels: {},
+  health: "ok",
+  lastError: undefined,
+  hasSeries: false,
+};
+
+/** Reads the failing recording rule: it cannot fire (it is inactive, with health ok). */
+const READS_BROKEN: AlertingRuleSpec = {
+  type: "alerting",
+  name: "DuplicateLabelsetHigh",
+  expr: `${BROKEN.name} > 0`,
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "critical" },
+  annotations: { summary: "Reads a recording rule that fails" },
+  state: "inactive",
+};
+
+/** Reads the healthy recording rule, which has series: it can fire (it does not: every job is up). */
+const READS_HEALTHY: AlertingRuleSpec = {
+  type: "alerting",
+  name: "JobDown",
+  expr: `${JOB_UP_SUM.name} == 0`,
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "page" },
+  annotations: { summary: "Job {{ $labels.job }} has no target up" },
+  state: "inactive",
+};
+
+/** Reads the recording rule without series: it cannot fire. */
+const READS_NO_SERIES: AlertingRuleSpec = {
+  type: "alerting",
+  name: "MissingDataHigh",
+  expr: `${NO_SERIES.name} > 0`,
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "warning" },
+  annotations: { summary: "Reads a recording rule without series" },
+  state: "inactive",
 };
 
 /**
@@ -148,6 +199,12 @@ export const RULES = {
       rules: [TARGET_UP, UP_FOR_TWO_SECONDS, UP_FOR_AN_HOUR, TARGET_DOWN],
     },
     { name: "recording", interval: "1s", intervalSeconds: 1, rules: [JOB_UP_SUM, BROKEN] },
+    {
+      name: "dependencies",
+      interval: "1s",
+      intervalSeconds: 1,
+      rules: [READS_BROKEN, READS_HEALTHY, NO_SERIES, READS_NO_SERIES],
+    },
   ],
   targetUp: TARGET_UP,
   upForTwoSeconds: UP_FOR_TWO_SECONDS,
@@ -155,6 +212,10 @@ export const RULES = {
   targetDown: TARGET_DOWN,
   jobUpSum: JOB_UP_SUM,
   broken: BROKEN,
+  noSeries: NO_SERIES,
+  readsBroken: READS_BROKEN,
+  readsHealthy: READS_HEALTHY,
+  readsNoSeries: READS_NO_SERIES,
 } as const;
 
 /** A matcher as Alertmanager's API v2 takes and reports it. */
@@ -488,11 +549,17 @@ async function unsettled(
   alertmanagerUrl: string,
   ids: CreatedSilences,
 ): Promise<string[]> {
-  const [{ alerts }, rules, amAlerts, silences] = await Promise.all([
+  const recorded = RULES.groups
+    .flatMap((group): readonly RuleSpec[] => group.rules)
+    .filter((rule) => rule.type === "recording");
+  const [{ alerts }, rules, amAlerts, silences, { result: series }] = await Promise.all([
     prometheus.api<{ alerts: PromAlert[] }>("alerts", {}),
     prometheus.api<PromRuleGroups>("rules", {}),
     amApi<AmAlert[]>(alertmanagerUrl, "alerts"),
     amApi<AmSilence[]>(alertmanagerUrl, "silences"),
+    prometheus.api<{ result: Array<{ metric: { __name__: string } }> }>("query", {
+      query: `group by (__name__) ({__name__=~"${recorded.map((rule) => rule.name).join("|")}"})`,
+    }),
   ]);
   const missing: string[] = [];
   const reported = new Map(rules.groups.flatMap((group) => group.rules.map((rule) => [rule.name, rule])));
@@ -506,8 +573,11 @@ async function unsettled(
         missing.push(`alert ${spec.name} is ${alert?.state}, not ${spec.state}`);
       if (spec.state === "firing" && !amAlerts.some((a) => a.labels.alertname === spec.name))
         missing.push(`Alertmanager has no ${spec.name}`);
-    } else if (rule?.health !== spec.health || (spec.lastError !== undefined && !rule?.lastError)) {
-      missing.push(`${spec.name} health is ${rule?.health} (${rule?.lastError}), not ${spec.health}`);
+    } else {
+      if (rule?.health !== spec.health || (spec.lastError !== undefined && !rule?.lastError))
+        missing.push(`${spec.name} health is ${rule?.health} (${rule?.lastError}), not ${spec.health}`);
+      if (series.some((s) => s.metric.__name__ === spec.name) !== spec.hasSeries)
+        missing.push(`${spec.name} ${spec.hasSeries ? "has no series yet" : "has series"}`);
     }
   }
   for (const [key, spec] of Object.entries(SILENCES) as Array<[SilenceKey, SilenceSpec]>) {
