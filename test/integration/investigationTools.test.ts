@@ -79,7 +79,58 @@ function expectedAlert(alert: Json): Json {
   };
 }
 
-function expectedRules(groups: Json[]): Json[] {
+/** The fixture's one error (RULES.broken), explained: what it means, and that nothing is recorded. */
+const DUPLICATE_LABELSET_MEANS =
+  /^Two results had the same labels once the metric name was dropped .* Nothing is recorded, so alerts and dashboards that read this rule see no new data\.$/;
+
+/** What ListRules knows of the recording rules: health and error from /api/v1/rules, series from a query. */
+interface Recordings {
+  rules: Map<string, Json>;
+  withSeries: Set<string>;
+}
+
+/** The recording rules of Prometheus's own answer, and those with series now, asked directly. */
+async function recordingsOf(
+  groups: Json[],
+  api: <T>(path: string, params?: Record<string, string>) => Promise<T>,
+): Promise<Recordings> {
+  const rules = new Map(
+    groups
+      .flatMap((group) => group.rules as Json[])
+      .filter((rule) => rule.type === "recording")
+      .map((rule) => [String(rule.name), rule]),
+  );
+  const { result } = await api<{ result: Array<{ metric: Json }> }>("query", {
+    query: `count by (__name__) ({__name__=~"${[...rules.keys()].join("|")}"})`,
+  });
+  return { rules, withSeries: new Set(result.map((series) => String(series.metric.__name__))) };
+}
+
+/**
+ * What ListRules adds to an alerting rule: the recording rules its query reads (the fixture's queries name
+ * them as whole words, `job:up:sum == 0`), each with its health and whether it has series now, and
+ * `can_fire: false` with why when one fails or has none.
+ */
+function expectedDependencies(rule: Json, recordings: Recordings): Json {
+  const words = String(rule.query).split(/[^\w:]+/);
+  const read = [...recordings.rules.keys()].filter((name) => words.includes(name));
+  if (read.length === 0) return {};
+  const why = read.flatMap((name) => {
+    const recording = recordings.rules.get(name) as Json;
+    if (recording.health === "err") return [`reads ${name}, whose evaluation fails: ${recording.lastError}`];
+    return recordings.withSeries.has(name) ? [] : [`reads ${name}, which has no series now`];
+  });
+  return {
+    depends_on: read.map((name) => ({
+      name,
+      health: recordings.rules.get(name)?.health,
+      has_series: recordings.withSeries.has(name),
+    })),
+    ...(why.length > 0 ? { can_fire: false, why: why.join("; ") } : {}),
+  };
+}
+
+function expectedRules(groups: Json[], recordings: Recordings): Json[] {
   const rules = groups.flatMap((group) =>
     (group.rules as Json[]).map((rule) => {
       const alerting = rule.type === "alerting";
@@ -101,8 +152,15 @@ function expectedRules(groups: Json[]): Json[] {
         ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
         health: rule.health,
         // The rule file, where a fix goes, only beside an error.
-        ...(rule.lastError ? { file: group.file, lastError: rule.lastError } : {}),
+        ...(rule.lastError
+          ? {
+              file: group.file,
+              lastError: rule.lastError,
+              error_means: expect.stringMatching(DUPLICATE_LABELSET_MEANS),
+            }
+          : {}),
         ...(alerting ? { state: rule.state, alerts: (rule.alerts as unknown[]).length } : {}),
+        ...(alerting ? expectedDependencies(rule, recordings) : {}),
       };
     }),
   );
@@ -393,9 +451,10 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
 
       it("ListRules: every rule, by group then name, with health, lastError, for, state and its alerts counted", async () => {
         const { groups } = await api<{ groups: Json[] }>("rules");
+        const recordings = await recordingsOf(groups, api);
         const { value } = await run(ListRules, args(), call());
         const rules = value.rules as Json[];
-        expect(withoutEvaluation(rules)).toStrictEqual(expectedRules(groups));
+        expect(withoutEvaluation(rules)).toStrictEqual(expectedRules(groups, recordings));
         // Each rule's last evaluation is Prometheus's own, as it is now: one made since the stack started,
         // no earlier than the one its API gave just before (evaluations go on meanwhile).
         const evaluated = new Map(
@@ -422,12 +481,102 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         const names = async (more: Json) =>
           ((await run(ListRules, args(more), call())).value.rules as Json[]).map((rule) => rule.name);
         expect(await names({ type: "record" })).toEqual(
-          [RULES.broken.name, RULES.jobUpSum.name].sort(byCodePoint),
+          // By group (dependencies before recording), then name.
+          [RULES.noSeries.name, RULES.broken.name, RULES.jobUpSum.name],
         );
         expect(await names({ name: "TargetUp" })).toEqual(["TargetUp"]);
         expect(await names({ name: ["TargetUp", "job:up:sum"] })).toEqual(["TargetUp", "job:up:sum"]);
         expect(await names({ group: "recording", type: "alert" })).toEqual([]);
         expect((await names({ group: "availability" })).length).toBe(4);
+      });
+
+      it("ListRules: health filters here (Prometheus has no such parameter); another value is refused", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const upstream = groups
+          .flatMap((group) =>
+            (group.rules as Json[]).map((rule): Json & { group: string } => ({
+              ...rule,
+              group: String(group.name),
+            })),
+          )
+          .sort((a, b) => byCodePoint(a.group, b.group) || byCodePoint(String(a.name), String(b.name)));
+        for (const health of ["ok", "err"]) {
+          const { value } = await run(ListRules, args({ health }), call());
+          expect(
+            (value.rules as Json[]).map((rule) => [rule.name, rule.health]),
+            health,
+          ).toEqual(upstream.filter((rule) => rule.health === health).map((rule) => [rule.name, health]));
+        }
+        const failing = await run(ListRules, args({ health: "err" }), call());
+        expect((failing.value.rules as Json[]).map((rule) => rule.name)).toEqual([RULES.broken.name]);
+        if (amp) expect(proxy.requests.at(-1)?.rawUrl).toBe(`/workspaces/${WS}/api/v1/rules`);
+        // Every rule of the stack has been evaluated: none is unknown.
+        const unknown = await run(ListRules, args({ health: "unknown" }), call());
+        expect(upstream.some((rule) => rule.health === "unknown")).toBe(false);
+        expect(unknown.value).toStrictEqual({ rules: [] });
+        expect(unknown.hint).toBe("No rule has health unknown: ListRules without health lists every rule.");
+        const bad = await toolError(ListRules, args({ health: "failing" }), call());
+        expect(bad.kind).toBe("invalid_arguments");
+        expect(bad.message).toBe("Invalid arguments: health must be ok, err or unknown");
+      });
+
+      it("ListRules: an alerting rule's dependencies, as Prometheus's rules and series say, whatever the filter leaves out", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const recordings = await recordingsOf(groups, api);
+        const dependenciesGroup = (groups.find((group) => group.name === "dependencies")?.rules ??
+          []) as Json[];
+        // type alert and group dependencies leave out every recording rule these alerts read.
+        const { value } = await run(ListRules, args({ type: "alert", group: "dependencies" }), call());
+        const rules = value.rules as Json[];
+        expect(rules.map((rule) => rule.name)).toEqual(
+          [RULES.readsBroken.name, RULES.readsHealthy.name, RULES.readsNoSeries.name].sort(byCodePoint),
+        );
+        for (const rule of rules) {
+          const upstream = dependenciesGroup.find((r) => r.name === rule.name) as Json;
+          const { depends_on, can_fire, why } = rule;
+          expect({ depends_on, can_fire, why }, String(rule.name)).toStrictEqual({
+            can_fire: undefined,
+            why: undefined,
+            ...expectedDependencies(upstream, recordings),
+          });
+        }
+        const byName = new Map(rules.map((rule) => [rule.name, rule]));
+        // The failing one (Prometheus reports it so), the healthy one with series, the one without.
+        expect(recordings.rules.get(RULES.broken.name)?.health).toBe("err");
+        expect(byName.get(RULES.readsBroken.name)).toMatchObject({
+          health: "ok",
+          state: "inactive",
+          depends_on: [{ name: RULES.broken.name, health: "err", has_series: false }],
+          can_fire: false,
+          why: `reads ${RULES.broken.name}, whose evaluation fails: ${recordings.rules.get(RULES.broken.name)?.lastError}`,
+        });
+        expect(recordings.withSeries.has(RULES.jobUpSum.name)).toBe(true);
+        expect(byName.get(RULES.readsHealthy.name)?.depends_on).toEqual([
+          { name: RULES.jobUpSum.name, health: "ok", has_series: true },
+        ]);
+        expect(byName.get(RULES.readsHealthy.name)).not.toHaveProperty("can_fire");
+        expect(recordings.withSeries.has(RULES.noSeries.name)).toBe(false);
+        expect(byName.get(RULES.readsNoSeries.name)).toMatchObject({
+          depends_on: [{ name: RULES.noSeries.name, health: "ok", has_series: false }],
+          can_fire: false,
+          why: `reads ${RULES.noSeries.name}, which has no series now`,
+        });
+        if (amp) {
+          // One rules request for every rule, then one query for the series of all three recording rules.
+          expect(proxy.requests.map((request) => request.rawUrl.replace(/\?.*/, ""))).toEqual([
+            `/workspaces/${WS}/api/v1/rules`,
+            `/workspaces/${WS}/api/v1/query`,
+          ]);
+          expect(new URL(`http://x${proxy.requests[1]?.rawUrl}`).searchParams.get("query")).toBe(
+            `group by (__name__) ({__name__=~"${[RULES.broken.name, RULES.jobUpSum.name, RULES.noSeries.name].sort(byCodePoint).join("|")}"})`,
+          );
+          // Recording rules alone: Prometheus filters them, and no series are asked for.
+          proxy.reset();
+          await run(ListRules, args({ type: "record" }), call());
+          expect(proxy.requests.map((request) => request.rawUrl)).toEqual([
+            `/workspaces/${WS}/api/v1/rules?type=record`,
+          ]);
+        }
       });
 
       it("ListSilences: every silence, active first, matchers as PromQL matchers; state and match filter", async () => {

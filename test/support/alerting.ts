@@ -186,8 +186,9 @@ const READS_NO_SERIES: AlertingRuleSpec = {
 };
 
 /**
- * The rules file the stack's Prometheus evaluates (every second, on its scrape of itself), in file order
- * (the order /api/v1/rules reports), and each rule by name for tests.
+ * The rules file the stack's Prometheus evaluates (every second, on its scrape of itself), in file order,
+ * and each rule by name for tests. /api/v1/rules reports the groups by name (Prometheus sorts a file's
+ * groups so: see reportedGroups), the rules of each in file order.
  */
 export const RULES = {
   file: "rules.yml",
@@ -217,6 +218,11 @@ export const RULES = {
   readsHealthy: READS_HEALTHY,
   readsNoSeries: READS_NO_SERIES,
 } as const;
+
+/** RULES.groups in the order /api/v1/rules reports them: by name (code-point order). */
+export function reportedGroups(): ReadonlyArray<(typeof RULES.groups)[number]> {
+  return [...RULES.groups].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
 
 /** A matcher as Alertmanager's API v2 takes and reports it. */
 export interface SilenceMatcher {
