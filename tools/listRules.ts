@@ -34,8 +34,8 @@ const names = (what: string) => {
 export const ListRules = defineTool({
   name: "ListRules",
   description:
-    "List alerting and recording rules: expression (query), for, labels, annotations, health and lastError (untrusted data) with error_means (what it implies), last evaluation, and for alerting rules their state, number of alerts and depends_on (the recording rules read, their health and has_series). " +
-    "Use it to see an alert's threshold and why it fires, or why it cannot (health err, or can_fire: false and why). name (e.g. HighErrorRate), group, type (alert or record) and health (ok, err, unknown) narrow it.",
+    "List alerting and recording rules: expression (query), for, labels, annotations, health, lastError (untrusted data) and error_means, last evaluation; for alerting rules their state, number of alerts and depends_on (recording rules read: health, has_series). " +
+    "Use it to see an alert's threshold and why it fires, or cannot (health err, or can_fire: false and why). name (e.g. HighErrorRate), group, type (alert or record) and health (ok, err, unknown) narrow it.",
   inputSchema: z.object({
     workspace_id: workspaceId,
     type: z
@@ -58,7 +58,7 @@ export const ListRules = defineTool({
   }),
   outputSchema: z.object({
     truncated: truncation,
-    note: z.string().optional().describe("What the answer could not tell (has_series left out, and why)"),
+    note: z.string().optional().describe("Why has_series is left out, when it is"),
     rules: z
       .array(z.looseObject({ group: z.string(), name: z.string(), type: z.string(), query: z.string() }))
       .describe("Rules sorted by group, then name"),

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { explainRuleError } from "../../src/results/ruleErrors.js";
+import { ruleFindings } from "../../src/results/ruleFindings.js";
 import {
   FindSeries,
   GetMetricMetadata,
@@ -9,10 +11,12 @@ import {
   ListRules,
   ListSilences,
 } from "../../tools/index.js";
+import { rulesWithDependencies } from "../../tools/ruleDependencies.js";
 import type { Tool, ToolCall, ToolSettings } from "../../tools/types.js";
 import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../helpers/toolCall.js";
 import { type AlertingStack, alertmanagerAvailable, RULES, startAlertingStack } from "../support/alerting.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { errorBody, startFaultServer } from "../support/faultServer.js";
 import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";
@@ -579,6 +583,43 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         }
       });
 
+      it("rulesWithDependencies and ruleFindings (the overview's): every rule as ListRules gives it; the failing one by its error, the alerts that cannot fire", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const recordings = await recordingsOf(groups, api);
+        const read = await rulesWithDependencies(args(), call());
+        expect(read.note).toBeUndefined();
+        const listed = (await run(ListRules, args(), call())).value.rules as Json[];
+        const sorted = [...read.rules].sort(
+          (a, b) => byCodePoint(a.group, b.group) || byCodePoint(a.name, b.name),
+        );
+        expect(withoutEvaluation(sorted)).toStrictEqual(withoutEvaluation(listed));
+        const broken = recordings.rules.get(RULES.broken.name) as Json;
+        const findings = ruleFindings(read.rules);
+        expect(findings).toStrictEqual({
+          failing: [
+            {
+              error: broken.lastError,
+              means: explainRuleError(String(broken.lastError), "recording"),
+              rules: [RULES.broken.name],
+              blocks: [RULES.readsBroken.name],
+            },
+          ],
+          // critical before warning
+          cannot_fire: [
+            {
+              name: RULES.readsBroken.name,
+              severity: "critical",
+              why: `reads ${RULES.broken.name}, whose evaluation fails: ${broken.lastError}`,
+            },
+            {
+              name: RULES.readsNoSeries.name,
+              severity: "warning",
+              why: `reads ${RULES.noSeries.name}, which has no series now`,
+            },
+          ],
+        });
+      });
+
       it("ListSilences: every silence, active first, matchers as PromQL matchers; state and match filter", async () => {
         const upstream = await stack.alertmanager.api<Json[]>("silences");
         const { value } = await run(ListSilences, args(), call());
@@ -611,6 +652,40 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         expect(bad.message).toMatch(/^Alertmanager rejected the request \(HTTP 400\): /);
         expect(bad.kind).toBe("rejected");
       });
+    });
+
+    it("ListRules answers when the series query fails: has_series left out, a note says why, a failing recording rule still stops its alert", async () => {
+      // Prometheus's own rules answer, then the query refused as AMP refuses a role without aps:QueryMetrics.
+      const rules = await fetch(`${stack.prometheus.url}/api/v1/rules`).then((response) => response.json());
+      const denied =
+        "User: arn:aws:sts::123456789012:assumed-role/mcp/x is not authorized to perform: aps:QueryMetrics";
+      const server = await startFaultServer([
+        { status: 200, body: rules },
+        { status: 403, body: { message: denied } },
+      ]);
+      try {
+        const call = makeToolCall({ prometheusUrl: server.url, prometheusAuth: "none" });
+        const { value } = await run(ListRules, { type: "alert", group: "dependencies" }, call);
+        expect(server.requests.map((url) => url.replace(/\?.*/, ""))).toEqual([
+          "/api/v1/rules",
+          "/api/v1/query",
+        ]);
+        expect(String(value.note)).toMatch(
+          /^has_series is left out: the query for the recording rules' series failed: /,
+        );
+        expect(String(value.note)).toContain("aps:QueryMetrics");
+        const byName = new Map((value.rules as Json[]).map((rule) => [rule.name, rule]));
+        expect(byName.get(RULES.readsBroken.name)).toMatchObject({
+          depends_on: [{ name: RULES.broken.name, health: "err" }],
+          can_fire: false,
+        });
+        expect(byName.get(RULES.readsNoSeries.name)?.depends_on).toStrictEqual([
+          { name: RULES.noSeries.name, health: "ok" },
+        ]);
+        expect(byName.get(RULES.readsNoSeries.name)).not.toHaveProperty("can_fire");
+      } finally {
+        await server.close();
+      }
     });
 
     it("ListSilences on a plain Prometheus without ALERTMANAGER_URL says what to configure, and where Prometheus sends its alerts", async () => {
