@@ -112,7 +112,10 @@ describe.skipIf(!alertmanagerAvailable() || !prometheusAvailable())(
         [{ query: `${both} * on(job) ${both}` }, /^A join .* several series on both sides/],
         [{ query: `${both} * on(job) up` }, /^A join matched several series on one side/],
         [{ query: RULES.broken.expr }, /^Two results had the same labels/],
-        [{ query: "count_over_time(up[1h])", timeout: "0.000001" }, /^The evaluation ran past the query timeout/],
+        [
+          { query: "count_over_time(up[1h])", timeout: "0.000001" },
+          /^The evaluation ran past the query timeout/,
+        ],
       ];
       for (const [params, means] of cases) {
         const error = await errorOf(params);

@@ -16,7 +16,7 @@ import type { Tool, ToolCall, ToolSettings } from "../../tools/types.js";
 import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../helpers/toolCall.js";
 import { type AlertingStack, alertmanagerAvailable, RULES, startAlertingStack } from "../support/alerting.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
-import { errorBody, startFaultServer } from "../support/faultServer.js";
+import { startFaultServer } from "../support/faultServer.js";
 import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";

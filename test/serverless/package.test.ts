@@ -943,6 +943,7 @@ describe("serverless package --param=tools=…: the role follows the tools serve
       "aps:ListAlertManagerSilences",
       "aps:ListAlerts",
       "aps:ListRules",
+      "aps:QueryMetrics",
     ]);
     expect(await catalogActions("ExecuteQuery,FindSeries")).toEqual([
       "aps:DescribeWorkspace",
@@ -957,7 +958,12 @@ describe("serverless package --param=tools=…: the role follows the tools serve
     expect(statements.some((statement) => isStar(statement.Resource))).toBe(false);
     expect(JSON.stringify(statements)).not.toContain("aps:ListWorkspaces");
     expect(
-      dataResources(template, ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"]),
+      dataResources(template, [
+        "aps:ListAlertManagerSilences",
+        "aps:ListAlerts",
+        "aps:ListRules",
+        "aps:QueryMetrics",
+      ]),
     ).toEqual([apsArn("workspace/*")]);
   });
 

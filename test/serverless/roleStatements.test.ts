@@ -234,7 +234,13 @@ describe("role statements: the aps actions and statements", () => {
       ["discovery", ["aps:DescribeWorkspace", "aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries"]],
       [
         "alerting",
-        ["aps:DescribeWorkspace", "aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        [
+          "aps:DescribeWorkspace",
+          "aps:ListAlertManagerSilences",
+          "aps:ListAlerts",
+          "aps:ListRules",
+          "aps:QueryMetrics",
+        ],
       ],
       ["all", ALL_ACTIONS],
       ["ExecuteQuery,FindSeries", ["aps:DescribeWorkspace", "aps:GetSeries", "aps:QueryMetrics"]],
@@ -319,7 +325,7 @@ describe("role statements: what serverless.yml gets", () => {
       },
       {
         Effect: "Allow",
-        Action: ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        Action: ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules", "aps:QueryMetrics"],
         Resource: [everyWorkspace(), everyWorkspace("eu-west-1")],
       },
       {
