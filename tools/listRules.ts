@@ -48,7 +48,7 @@ export const ListRules = defineTool({
       .nullable()
       .optional()
       .describe(
-        "Only rules of this health: err fails at evaluation, unknown is not evaluated yet. Default: all.",
+        "Only rules of this health (err: evaluation fails; unknown: not evaluated yet). Default: all.",
       ),
     name: names("name").describe("Rule name(s), exactly, e.g. HighErrorRate or job:up:sum."),
     group: names("group").describe("Rule group name(s), exactly."),
