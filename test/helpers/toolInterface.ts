@@ -32,7 +32,7 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
   ListAlerts: { required: [], properties: ["workspace_id", "state", "match", "limit", "region", "profile"] },
   ListRules: {
     required: [],
-    properties: ["workspace_id", "type", "name", "group", "limit", "region", "profile"],
+    properties: ["workspace_id", "type", "health", "name", "group", "limit", "region", "profile"],
   },
   ListSilences: {
     required: [],

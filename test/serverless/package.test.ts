@@ -947,6 +947,7 @@ describe("serverless package --param=tools=…: the role follows the tools serve
       "aps:ListAlertManagerSilences",
       "aps:ListAlerts",
       "aps:ListRules",
+      "aps:QueryMetrics",
     ]);
     expect(await catalogActions("ExecuteQuery,FindSeries")).toEqual([
       "aps:DescribeWorkspace",
@@ -966,6 +967,7 @@ describe("serverless package --param=tools=…: the role follows the tools serve
         "aps:ListAlertManagerSilences",
         "aps:ListAlerts",
         "aps:ListRules",
+        "aps:QueryMetrics",
       ]),
     ).toEqual([apsArn("workspace/*")]);
   });
