@@ -144,7 +144,7 @@ export async function onsetLookup(
     read = await readAlertHistory(args, call, { start: now - ONSET_LOOKBACK_SECONDS, end: now, selectors });
   } catch (error) {
     if (!(error instanceof ToolError) || call.context.signal?.aborted) throw error;
-    const unavailable = `Onsets unavailable: reading ALERTS history failed (${error.message})`;
+    const unavailable = `Onsets unavailable: reading ALERTS history failed (${error.message.replace(/\.$/, "")}).`;
     return Object.assign(() => undefined, { unavailable });
   }
   return (alert) => onsetOf(alert, read, now);

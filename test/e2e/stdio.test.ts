@@ -228,7 +228,7 @@ describe("stdio entry: settings", () => {
       [{ PYTHON_COMPAT: "true" }, CORE_NAMES],
       [
         { TOOLS: "alerting,ListMetrics" },
-        ["GetAlertHistory", "ListAlerts", "ListMetrics", "ListRules", "ListSilences"],
+        ["GetAlertHistory", "GetHealthOverview", "ListAlerts", "ListMetrics", "ListRules", "ListSilences"],
       ],
     ] as const) {
       const chosen = await connect({

@@ -29,6 +29,7 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
     properties: ["workspace_id", "match", "start", "end", "limit", "region", "profile"],
   },
   GetMetricMetadata: { required: [], properties: ["workspace_id", "metric", "limit", "region", "profile"] },
+  GetHealthOverview: { required: [], properties: ["workspace_id", "region", "profile"] },
   ListAlerts: { required: [], properties: ["workspace_id", "state", "match", "limit", "region", "profile"] },
   ListRules: {
     required: [],

@@ -90,6 +90,8 @@ function expectedAlert(alert: PromAlert, amAlerts: AmAlert[], silences: AmSilenc
     ...(Object.keys(alert.annotations).length > 0 ? { annotations: alert.annotations } : {}),
     state: alert.state,
     activeAt: alert.activeAt,
+    // A fresh stack: no stored record before activeAt (alertHistory.test.ts has one that is).
+    onset: alert.activeAt,
     value: alert.value,
     ...expectedStatus(alert, amAlerts, silences),
   };
@@ -211,6 +213,8 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
               `true /workspaces/${WS}/alertmanager/api/v2/alerts`,
               `true /workspaces/${WS}/alertmanager/api/v2/silences`,
               `true /workspaces/${WS}/api/v1/alerts`,
+              // The stored alert history, for the onsets (alertHistory.test.ts).
+              `true /workspaces/${WS}/api/v1/query_range`,
             ].sort(),
           );
           const alertsAsked = proxy.requests.find((request) => request.rawUrl.includes("/api/v2/alerts"));

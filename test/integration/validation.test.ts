@@ -33,7 +33,7 @@ describe("tool definitions", () => {
       "GetServerInfo",
       "GetAvailableWorkspaces",
     ]);
-    expect(tools).toHaveLength(14);
+    expect(tools).toHaveLength(15);
   });
 
   it.each([

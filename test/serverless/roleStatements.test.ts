@@ -124,13 +124,14 @@ describe("role statements: the tools served", () => {
     for (const no of ["false", "0", "no", "", "garbage", false]) {
       expect(script.servedTools("", no), String(no)).toEqual(ALL_TOOLS);
     }
-    expect(ALL_TOOLS).toHaveLength(14);
+    expect(ALL_TOOLS).toHaveLength(15);
     expect(catalog.groups.core).toEqual(CORE);
   });
 
   it("a given value wins over pythonCompat", () => {
     expect(script.servedTools("all", "true")).toEqual(ALL_TOOLS);
     expect(script.servedTools("alerting", "true")).toEqual([
+      "GetHealthOverview",
       "ListAlerts",
       "ListRules",
       "ListSilences",

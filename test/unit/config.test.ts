@@ -46,6 +46,7 @@ describe("configuration", () => {
         "ListLabelValues",
         "FindSeries",
         "GetMetricMetadata",
+        "GetHealthOverview",
         "ListAlerts",
         "ListRules",
         "ListSilences",
@@ -67,10 +68,11 @@ describe("configuration", () => {
     ];
     expect(loadConfig({ PYTHON_COMPAT: "true" }).tools).toStrictEqual(core);
     expect(loadConfig({ TOOLS: "core" }).tools).toStrictEqual(core);
-    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(14);
+    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(15);
     expect(loadConfig({ TOOLS: "charts" }).tools).toStrictEqual(["PlotRangeQuery"]);
     expect(loadConfig({ TOOLS: " alerting , ExecuteQuery,," }).tools).toStrictEqual([
       "ExecuteQuery",
+      "GetHealthOverview",
       "ListAlerts",
       "ListRules",
       "ListSilences",
