@@ -33,6 +33,14 @@ export interface Presence {
   activeAt?: readonly number[] | undefined;
 }
 
+/**
+ * The largest time a JavaScript Date holds, in Unix seconds (±8.64e15 ms). A sample or `activeAt` beyond
+ * it (an odd upstream's) is no time to show, and is left out of the record.
+ */
+export const MAX_DATE_SECONDS = 8.64e12;
+
+const isDateSeconds = (seconds: number) => Number.isFinite(seconds) && Math.abs(seconds) <= MAX_DATE_SECONDS;
+
 /** `activeAt` values a presence keeps at most (the smallest: a maximum matters least for an onset). */
 const MAX_ACTIVE_AT_VALUES = 64;
 
@@ -136,7 +144,7 @@ export function presencesOfSeries(
   const out: Presence[] = [];
   let current: Presence | undefined;
   for (const [time, value] of samples) {
-    if (!Number.isFinite(time) || Number.isNaN(value)) continue;
+    if (!isDateSeconds(time) || Number.isNaN(value)) continue;
     if (state !== "active_at" && !(value > 0)) continue;
     if (current === undefined || time - current.to > toleranceSeconds) {
       current = { state, from: time, to: time };
@@ -145,8 +153,7 @@ export function presencesOfSeries(
       current.from = Math.min(current.from, time);
       current.to = Math.max(current.to, time);
     }
-    if (state === "active_at" && Number.isFinite(value))
-      current.activeAt = withValue(current.activeAt, value);
+    if (state === "active_at" && isDateSeconds(value)) current.activeAt = withValue(current.activeAt, value);
   }
   return out;
 }

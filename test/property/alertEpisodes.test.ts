@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   type Episode,
   episodesOf,
+  MAX_DATE_SECONDS,
   type Presence,
   presencesOfSeries,
 } from "../../src/results/alertEpisodes.js";
@@ -192,5 +193,24 @@ describe("alert episodes (src/results/alertEpisodes.ts)", () => {
       }),
       counts,
     );
+  });
+});
+
+describe("times no date holds (an odd upstream's; found by the fuzz suite's odd-times answers)", () => {
+  it("are left out of the record: samples beyond MAX_DATE_SECONDS, and activeAt values beyond it", () => {
+    const odd = [-1e20, -MAX_DATE_SECONDS - 1, MAX_DATE_SECONDS + 1, 1e300, Number.POSITIVE_INFINITY];
+    const samples = [...odd.map((t) => [t, 1] as const), [1_700_000_000, 1] as const];
+    expect(presencesOfSeries("firing", samples)).toEqual([
+      { state: "firing", from: 1_700_000_000, to: 1_700_000_000 },
+    ]);
+    const activeAt = presencesOfSeries("active_at", [
+      [1_700_000_000, 1e20],
+      [1_700_000_060, 1_699_999_000],
+    ]);
+    expect(activeAt).toEqual([
+      { state: "active_at", from: 1_700_000_000, to: 1_700_000_060, activeAt: [1_699_999_000] },
+    ]);
+    const [episode] = episodesOf(activeAt, { ongoingAfter: 1_800_000_000 });
+    expect(episode?.onset).toBe(1_699_999_000);
   });
 });
