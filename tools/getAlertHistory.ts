@@ -119,7 +119,11 @@ function emptyHint(filtered: boolean, call: ToolCall): string {
   const next = [
     "Widen start (e.g. now-7d)",
     filtered ? "or loosen match" : "",
-    serves(call, "ListRules") ? "; ListRules shows the alerting rules and their state now" : "",
+    serves(call, "GetHealthOverview")
+      ? "; GetHealthOverview shows what is wrong now (alerts, rules that cannot fire, targets down)"
+      : serves(call, "ListRules")
+        ? "; ListRules shows the alerting rules and their state now"
+        : "",
   ]
     .filter(Boolean)
     .join(" ");

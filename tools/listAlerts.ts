@@ -15,7 +15,7 @@ import { readAlertmanager } from "./alertmanagerView.js";
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
 import { countLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
 import { truncation } from "./results.js";
-import { defineTool, serves, ToolError } from "./types.js";
+import { defineTool, serves, type ToolCall, ToolError } from "./types.js";
 
 /** The alertnames a cut list's note names, most alerts first. */
 const ALERTNAMES_NAMED = 8;
@@ -91,7 +91,7 @@ export const ListAlerts = defineTool({
           tally: (entry) => tally.add(entry),
           nextStep: () =>
             `They are: ${tally.words(ALERTNAMES_NAMED)}. Narrow with match (e.g. {alertname="${exampleAlertname(tally)}"}) or state.`,
-          emptyHint: emptyHint(state, selectors.length > 0, serves(call, "ListRules")),
+          emptyHint: emptyHint(state, selectors.length > 0, call),
         },
         { budget: call.budget, limit },
       );
@@ -157,11 +157,14 @@ export async function alertSelectors(match: readonly string[] | undefined): Prom
   }
 }
 
-function emptyHint(state: string | undefined, filtered: boolean, rulesServed: boolean): string {
+function emptyHint(state: string | undefined, filtered: boolean, call: ToolCall): string {
   const what = state === undefined ? "firing or pending" : state;
-  const rules = rulesServed
-    ? " ListRules shows every alerting rule, its state and health (a rule that fails to evaluate cannot fire)."
-    : "";
+  // Nothing firing is not nothing wrong: an alert may be unable to fire.
+  const rules = serves(call, "GetHealthOverview")
+    ? " GetHealthOverview shows what else is wrong: rules that fail or cannot fire, targets down, silences."
+    : serves(call, "ListRules")
+      ? " ListRules shows every alerting rule, its state and health (a rule that fails to evaluate cannot fire)."
+      : "";
   return filtered
     ? `No ${what} alert matches match.${rules}`
     : `No alert is ${what} in this Prometheus (its alerting rules).${rules}`;

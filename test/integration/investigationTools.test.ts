@@ -462,7 +462,7 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         // The note counts all firing alerts, whatever match keeps (alertStatus.test.ts).
         expect(Object.keys(none.value)).toEqual(["note", "alerts"]);
         expect(none.value.alerts).toStrictEqual([]);
-        expect(none.hint).toMatch(/^No firing alert matches match\..*ListRules/);
+        expect(none.hint).toMatch(/^No firing alert matches match\..*GetHealthOverview shows what else is wrong/);
         const bad = await toolError(ListAlerts, args({ match: "{severity=~" }), call());
         expect(bad.kind).toBe("invalid_arguments");
         expect(bad.message).toMatch(/^Invalid arguments: match: /);
