@@ -147,6 +147,11 @@ export function labelNameOf(src: string, node: SyntaxNode): string {
   return node.name === "QuotedLabelName" ? unquote(text(src, node)) : text(src, node);
 }
 
+/** A string literal's value (`"a\\"b"` → `a"b`). */
+export function stringValueOf(src: string, node: SyntaxNode): string {
+  return unquote(text(src, node));
+}
+
 function unquote(literal: string): string {
   const body = literal.slice(1, -1);
   if (literal.startsWith("`")) return body;

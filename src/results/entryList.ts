@@ -41,8 +41,16 @@ export interface ListSpec<T> {
   compare(a: T, b: T): number;
   /** The order in words, for `truncated.order` and the note: `by name (code point order)`. */
   orderWords: string;
-  /** Fixed fields of the result besides the list (the label asked for), written before it. */
+  /**
+   * Fixed fields of the result besides the list (the label asked for), written before it. Read when the
+   * list is fitted, so a field may be set once the answer is read (a note on a request made after it).
+   */
   fields?: Record<string, unknown> | undefined;
+  /**
+   * Each entry returned as it is given, when it gains what only the whole answer tells (a rule's
+   * dependencies, read in other groups): applied when the list is fitted, to the entries kept.
+   */
+  present?(entry: T): T;
   /** Sees every accepted entry, kept or not: what the note can tell of the ones cut (families, states). */
   tally?(entry: T): void;
   /** The note's last words: what the entries cut held (from the tally) and how to ask for less. */
@@ -138,7 +146,8 @@ export class EntryList<T> implements Fittable {
   async fit(budget: Budget, layout: Layout): Promise<Fitted> {
     const { key, fields } = this.spec;
     const measure = new Measure(layout);
-    const sorted = this.selected.kept.map((entry) => entry.value).sort(this.spec.compare);
+    const present = this.spec.present ?? ((entry: T) => entry);
+    const sorted = this.selected.kept.map((entry) => present(entry.value)).sort(this.spec.compare);
     const totals = measure.totals(sorted, 2);
     const complete = sorted.length === this.selected.offered && !this.mayHaveMore;
     const empty = measure.of({ ...fields, [key]: [] });

@@ -8,6 +8,7 @@ import { formatDuration } from "../promql/advice.js";
 import { isSetTime } from "./alerts.js";
 import { formatCount } from "./fit.js";
 import { compareCodePoints, comparePairs, labelSet, sortedPairs } from "./labelSets.js";
+import { explainRuleError } from "./ruleErrors.js";
 
 /**
  * One rule, with the name of its group. Field names are Prometheus's, except `for` (Prometheus's `duration`,
@@ -43,11 +44,27 @@ export interface RuleEntry {
   /** `ok`, `err` or `unknown` (not evaluated yet). */
   health: string;
   lastError?: string;
+  /** What `lastError` means and implies, in one plain line, for the errors known (src/results/ruleErrors.ts). */
+  error_means?: string;
   lastEvaluation?: string;
   /** Alerting rules: `firing`, `pending` or `inactive`. */
   state?: string;
   /** Alerting rules: how many alerts the rule has now (pending and firing). */
   alerts?: number;
+  /** Alerting rules: the recording rules the expression reads (src/results/ruleDependencies.ts). */
+  depends_on?: RuleDependency[];
+  /** Only ever `false`: a recording rule the alert needs fails or has no series (`why` says which). */
+  can_fire?: false;
+  why?: string;
+}
+
+/** One recording rule an alerting rule reads (see src/results/ruleDependencies.ts). */
+export interface RuleDependency {
+  name: string;
+  /** The recording rule's health (the worst, when several rules record the name). */
+  health: string;
+  /** Whether the recorded metric has series now; left out when that could not be asked. */
+  has_series?: boolean;
 }
 
 /**
@@ -56,6 +73,8 @@ export interface RuleEntry {
  */
 export interface RuleFilter {
   type?: "alert" | "record" | undefined;
+  /** `ok`, `err` or `unknown`: a filter Prometheus's API has none of (matched here). */
+  health?: string | undefined;
   names?: readonly string[] | undefined;
   groups?: readonly string[] | undefined;
 }
@@ -71,16 +90,23 @@ export function ruleEntries(group: unknown, filter: RuleFilter): RuleEntry[] {
   if (!isPlainObject(group) || typeof group.name !== "string" || !Array.isArray(group.rules)) return [];
   if (filter.groups && !filter.groups.includes(group.name)) return [];
   const file = typeof group.file === "string" ? group.file : "";
-  const type = filter.type && TYPE_OF_FILTER[filter.type];
   const entries: RuleEntry[] = [];
   for (const raw of group.rules) {
     const entry = ruleEntry(raw, group.name, file);
-    if (!entry || (type && entry.type !== type) || (filter.names && !filter.names.includes(entry.name))) {
-      continue;
-    }
-    entries.push(entry);
+    if (entry && ruleMatches(entry, filter)) entries.push(entry);
   }
   return entries;
+}
+
+/** Whether `entry` passes every filter `filter` gives. */
+export function ruleMatches(entry: RuleEntry, filter: RuleFilter): boolean {
+  const type = filter.type && TYPE_OF_FILTER[filter.type];
+  return (
+    (!type || entry.type === type) &&
+    (!filter.names || filter.names.includes(entry.name)) &&
+    (!filter.groups || filter.groups.includes(entry.group)) &&
+    (!filter.health || entry.health === filter.health)
+  );
 }
 
 function ruleEntry(raw: unknown, group: string, file: string): RuleEntry | undefined {
@@ -90,6 +116,7 @@ function ruleEntry(raw: unknown, group: string, file: string): RuleEntry | undef
   const alerting = type === "alerting";
   const health = typeof raw.health === "string" ? raw.health : "unknown";
   const lastError = typeof raw.lastError === "string" && raw.lastError !== "" ? raw.lastError : undefined;
+  const errorMeans = lastError && explainRuleError(lastError, type);
   const labels = nonEmpty(labelSet(raw.labels));
   const annotations = nonEmpty(labelSet(raw.annotations));
   const forDuration = alerting ? duration(raw.duration) : undefined;
@@ -106,6 +133,7 @@ function ruleEntry(raw: unknown, group: string, file: string): RuleEntry | undef
     ...(annotations ? { annotations } : {}),
     health,
     ...(lastError ? { lastError } : {}),
+    ...(errorMeans ? { error_means: errorMeans } : {}),
     ...(isSetTime(raw.lastEvaluation) ? { lastEvaluation: raw.lastEvaluation } : {}),
     ...(alerting && typeof raw.state === "string" && raw.state !== "" ? { state: raw.state } : {}),
     ...(alerting && Array.isArray(raw.alerts) ? { alerts: raw.alerts.length } : {}),

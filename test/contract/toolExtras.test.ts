@@ -301,7 +301,7 @@ describe("TOOLS: the tools a deployment serves", () => {
       JSON.parse((await postMcp(localHandler(env), { jsonrpc: "2.0", id: 1, method: "tools/list" })).body)
         .result.tools.length;
     expect(await list({ PYTHON_COMPAT: "true" })).toBe(5);
-    expect(await list({ PYTHON_COMPAT: "true", TOOLS: "all" })).toBe(13);
+    expect(await list({ PYTHON_COMPAT: "true", TOOLS: "all" })).toBe(15);
   });
 });
 

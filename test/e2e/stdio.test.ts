@@ -226,7 +226,10 @@ describe("stdio entry: settings", () => {
     }
     for (const [settings, names] of [
       [{ PYTHON_COMPAT: "true" }, CORE_NAMES],
-      [{ TOOLS: "alerting,ListMetrics" }, ["ListAlerts", "ListMetrics", "ListRules", "ListSilences"]],
+      [
+        { TOOLS: "alerting,ListMetrics" },
+        ["GetAlertHistory", "GetHealthOverview", "ListAlerts", "ListMetrics", "ListRules", "ListSilences"],
+      ],
     ] as const) {
       const chosen = await connect({
         PROMETHEUS_URL: "http://127.0.0.1:1",

@@ -29,14 +29,19 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
     properties: ["workspace_id", "match", "start", "end", "limit", "region", "profile"],
   },
   GetMetricMetadata: { required: [], properties: ["workspace_id", "metric", "limit", "region", "profile"] },
+  GetHealthOverview: { required: [], properties: ["workspace_id", "region", "profile"] },
   ListAlerts: { required: [], properties: ["workspace_id", "state", "match", "limit", "region", "profile"] },
   ListRules: {
     required: [],
-    properties: ["workspace_id", "type", "name", "group", "limit", "region", "profile"],
+    properties: ["workspace_id", "type", "health", "name", "group", "limit", "region", "profile"],
   },
   ListSilences: {
     required: [],
     properties: ["workspace_id", "state", "match", "limit", "region", "profile"],
+  },
+  GetAlertHistory: {
+    required: [],
+    properties: ["workspace_id", "start", "end", "match", "limit", "region", "profile"],
   },
   // The charts tool (TOOLS group charts): ExecuteRangeQuery's arguments and a title.
   PlotRangeQuery: {

@@ -1,10 +1,13 @@
 import { createSignedFetcher } from "aws-sigv4-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explainRuleError } from "../../src/results/ruleErrors.js";
 import {
   type AlertingStack,
   alertmanagerAvailable,
+  INHIBITION,
   RULES,
   type RuleSpec,
+  reportedGroups,
   SILENCES,
   type SilenceKey,
   startAlertingStack,
@@ -35,7 +38,8 @@ interface ApiAlert {
 }
 interface AmAlert {
   labels: Record<string, string>;
-  status: { state: string; silencedBy: string[] };
+  fingerprint: string;
+  status: { state: string; silencedBy: string[]; inhibitedBy: string[] };
 }
 interface AmSilence {
   id: string;
@@ -67,14 +71,14 @@ describe.skipIf(!alertmanagerAvailable() || !prometheusAvailable())(
       await stack?.close();
     });
 
-    it("evaluates every rule of RULES, in file order, the broken one with an error", async () => {
+    it("evaluates every rule of RULES, groups by name and rules in file order, the broken one with an error", async () => {
       const { groups } = await stack.prometheus.api<{ groups: Array<{ name: string; rules: ApiRule[] }> }>(
         "rules",
         {},
       );
-      expect(groups.map((group) => group.name)).toEqual(RULES.groups.map((group) => group.name));
+      expect(groups.map((group) => group.name)).toEqual(reportedGroups().map((group) => group.name));
       for (const [index, group] of groups.entries()) {
-        const specs: readonly RuleSpec[] = RULES.groups[index]?.rules ?? [];
+        const specs: readonly RuleSpec[] = reportedGroups()[index]?.rules ?? [];
         expect(group.rules.map((rule) => rule.name)).toEqual(specs.map((spec) => spec.name));
         for (const [i, rule] of group.rules.entries()) {
           const spec = specs[i] as RuleSpec;
@@ -94,6 +98,33 @@ describe.skipIf(!alertmanagerAvailable() || !prometheusAvailable())(
           }
         }
       }
+    });
+
+    it("Prometheus's own texts for the common PromQL evaluation errors are ones ListRules explains", async () => {
+      /** The error a query gets, as a rule evaluating it would report it (`lastError`). */
+      const errorOf = async (params: Record<string, string>) => {
+        const response = await fetch(`${stack.prometheus.url}/api/v1/query?${new URLSearchParams(params)}`);
+        const body = (await response.json()) as { status: string; error?: string };
+        expect(body.status, JSON.stringify(params)).toBe("error");
+        return String(body.error);
+      };
+      // Two series per job on each side (up and scrape_samples_scraped of the one target).
+      const both = '{__name__=~"up|scrape_samples_scraped"}';
+      const cases: Array<[Record<string, string>, RegExp]> = [
+        [{ query: `${both} * on(job) ${both}` }, /^A join .* several series on both sides/],
+        [{ query: `${both} * on(job) up` }, /^A join matched several series on one side/],
+        [{ query: RULES.broken.expr }, /^Two results had the same labels/],
+        [
+          { query: "count_over_time(up[1h])", timeout: "0.000001" },
+          /^The evaluation ran past the query timeout/,
+        ],
+      ];
+      for (const [params, means] of cases) {
+        const error = await errorOf(params);
+        expect(explainRuleError(error, "recording") ?? `unexplained: ${error}`, error).toMatch(means);
+      }
+      // The broken rule's own lastError is the same text.
+      expect(await errorOf({ query: RULES.broken.expr })).toBe(RULES.broken.lastError);
     });
 
     it("has TargetUp and UpForTwoSeconds firing, UpForAnHour pending, TargetDown inactive", async () => {
@@ -125,6 +156,19 @@ describe.skipIf(!alertmanagerAvailable() || !prometheusAvailable())(
       const upForTwo = alerts.find((alert) => alert.labels.alertname === "UpForTwoSeconds");
       expect(upForTwo?.status.state).toBe("active");
       expect(alerts.some((alert) => alert.labels.alertname === "UpForAnHour")).toBe(false);
+    });
+
+    it("has UpNotice suppressed by the inhibition rule, inhibited by UpForTwoSeconds of the same instance", async () => {
+      const alerts = await stack.alertmanager.api<AmAlert[]>("alerts");
+      const source = alerts.find((alert) => alert.labels.alertname === INHIBITION.source);
+      const target = alerts.find((alert) => alert.labels.alertname === INHIBITION.target);
+      expect(source?.labels.instance).toBe(stack.prometheus.instance);
+      expect(target?.labels.instance).toBe(stack.prometheus.instance);
+      expect(target?.status).toStrictEqual({
+        state: "suppressed",
+        silencedBy: [],
+        inhibitedBy: [source?.fingerprint],
+      });
     });
 
     it("has the five silences of SILENCES in their states", async () => {
@@ -164,7 +208,7 @@ describe.skipIf(!alertmanagerAvailable() || !prometheusAvailable())(
       }>("api/v1/rules");
       expect(rules.status).toBe("success");
       expect(rules.data.groups.map((group) => group.rules.map((rule) => rule.name))).toEqual(
-        RULES.groups.map((group) => group.rules.map((rule) => rule.name)),
+        reportedGroups().map((group) => group.rules.map((rule) => rule.name)),
       );
       expect(proxy.requests.map((request) => request.accepted)).toEqual([true, true]);
     });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { explainRuleError } from "../../src/results/ruleErrors.js";
+import { ruleFindings } from "../../src/results/ruleFindings.js";
 import {
   FindSeries,
   GetMetricMetadata,
@@ -9,10 +11,12 @@ import {
   ListRules,
   ListSilences,
 } from "../../tools/index.js";
+import { rulesWithDependencies } from "../../tools/ruleDependencies.js";
 import type { Tool, ToolCall, ToolSettings } from "../../tools/types.js";
 import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../helpers/toolCall.js";
 import { type AlertingStack, alertmanagerAvailable, RULES, startAlertingStack } from "../support/alerting.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { startFaultServer } from "../support/faultServer.js";
 import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";
@@ -76,10 +80,68 @@ function expectedAlert(alert: Json): Json {
     state: alert.state,
     activeAt: alert.activeAt,
     value: alert.value,
+    // No restart here: the stored record's onset is the alert's activeAt.
+    onset: alert.activeAt,
   };
 }
 
-function expectedRules(groups: Json[]): Json[] {
+/** The alerts without the fields Alertmanager's status adds. */
+function withoutAlertmanager(alerts: unknown): Json[] {
+  return (alerts as Json[]).map(({ alertmanager: _, silenced_by: _s, inhibited_by: _i, ...rest }) => rest);
+}
+
+/** The fixture's one error (RULES.broken), explained: what it means, and that nothing is recorded. */
+const DUPLICATE_LABELSET_MEANS =
+  /^Two results had the same labels once the metric name was dropped .* Nothing is recorded, so alerts and dashboards that read this rule see no new data\.$/;
+
+/** What ListRules knows of the recording rules: health and error from /api/v1/rules, series from a query. */
+interface Recordings {
+  rules: Map<string, Json>;
+  withSeries: Set<string>;
+}
+
+/** The recording rules of Prometheus's own answer, and those with series now, asked directly. */
+async function recordingsOf(
+  groups: Json[],
+  api: <T>(path: string, params?: Record<string, string>) => Promise<T>,
+): Promise<Recordings> {
+  const rules = new Map(
+    groups
+      .flatMap((group) => group.rules as Json[])
+      .filter((rule) => rule.type === "recording")
+      .map((rule) => [String(rule.name), rule]),
+  );
+  const { result } = await api<{ result: Array<{ metric: Json }> }>("query", {
+    query: `count by (__name__) ({__name__=~"${[...rules.keys()].join("|")}"})`,
+  });
+  return { rules, withSeries: new Set(result.map((series) => String(series.metric.__name__))) };
+}
+
+/**
+ * What ListRules adds to an alerting rule: the recording rules its query reads (the fixture's queries name
+ * them as whole words, `job:up:sum == 0`), each with its health and whether it has series now, and
+ * `can_fire: false` with why when one fails or has none.
+ */
+function expectedDependencies(rule: Json, recordings: Recordings): Json {
+  const words = String(rule.query).split(/[^\w:]+/);
+  const read = [...recordings.rules.keys()].filter((name) => words.includes(name));
+  if (read.length === 0) return {};
+  const why = read.flatMap((name) => {
+    const recording = recordings.rules.get(name) as Json;
+    if (recording.health === "err") return [`reads ${name}, whose evaluation fails: ${recording.lastError}`];
+    return recordings.withSeries.has(name) ? [] : [`reads ${name}, which has no series now`];
+  });
+  return {
+    depends_on: read.map((name) => ({
+      name,
+      health: recordings.rules.get(name)?.health,
+      has_series: recordings.withSeries.has(name),
+    })),
+    ...(why.length > 0 ? { can_fire: false, why: why.join("; ") } : {}),
+  };
+}
+
+function expectedRules(groups: Json[], recordings: Recordings): Json[] {
   const rules = groups.flatMap((group) =>
     (group.rules as Json[]).map((rule) => {
       const alerting = rule.type === "alerting";
@@ -101,8 +163,15 @@ function expectedRules(groups: Json[]): Json[] {
         ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
         health: rule.health,
         // The rule file, where a fix goes, only beside an error.
-        ...(rule.lastError ? { file: group.file, lastError: rule.lastError } : {}),
+        ...(rule.lastError
+          ? {
+              file: group.file,
+              lastError: rule.lastError,
+              error_means: expect.stringMatching(DUPLICATE_LABELSET_MEANS),
+            }
+          : {}),
         ...(alerting ? { state: rule.state, alerts: (rule.alerts as unknown[]).length } : {}),
+        ...(alerting ? expectedDependencies(rule, recordings) : {}),
       };
     }),
   );
@@ -352,11 +421,20 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
               Date.parse(String(b.activeAt)) - Date.parse(String(a.activeAt)) ||
               byCodePoint(String((a.labels as Json).alertname), String((b.labels as Json).alertname)),
           );
-        expect(value).toStrictEqual({ alerts: expected });
+        // Alertmanager's side (the note, each firing alert's status) is checked in alertStatus.test.ts.
+        expect({ ...value, note: undefined, alerts: withoutAlertmanager(value.alerts) }).toStrictEqual({
+          note: undefined,
+          alerts: expected,
+        });
         const states = (value.alerts as Json[]).map(
           (alert) => `${(alert.labels as Json).alertname}:${alert.state}`,
         );
-        expect(states.sort()).toEqual(["TargetUp:firing", "UpForAnHour:pending", "UpForTwoSeconds:firing"]);
+        expect(states.sort()).toEqual([
+          "TargetUp:firing",
+          "UpForAnHour:pending",
+          "UpForTwoSeconds:firing",
+          "UpNotice:firing",
+        ]);
         const targetUp = (value.alerts as Json[]).find(
           (alert) => (alert.labels as Json).alertname === "TargetUp",
         );
@@ -381,21 +459,24 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
           "UpForTwoSeconds",
         ]);
         const none = await run(ListAlerts, args({ state: "firing", match: "UpForAnHour" }), call());
-        expect(none.value).toStrictEqual({ alerts: [] });
-        expect(none.hint).toMatch(/^No firing alert matches match\..*ListRules/);
+        // The note counts all firing alerts, whatever match keeps (alertStatus.test.ts).
+        expect(Object.keys(none.value)).toEqual(["note", "alerts"]);
+        expect(none.value.alerts).toStrictEqual([]);
+        expect(none.hint).toMatch(/^No firing alert matches match\..*GetHealthOverview shows what else is wrong/);
         const bad = await toolError(ListAlerts, args({ match: "{severity=~" }), call());
         expect(bad.kind).toBe("invalid_arguments");
         expect(bad.message).toMatch(/^Invalid arguments: match: /);
         const limited = await run(ListAlerts, args({ limit: "1" }), call());
-        expect(limited.value.truncated).toMatchObject({ cut_by: "limit", total: { alerts: 3 } });
-        expect(String((limited.value.truncated as Json).note)).toMatch(/firing 2, pending 1/);
+        expect(limited.value.truncated).toMatchObject({ cut_by: "limit", total: { alerts: 4 } });
+        expect(String((limited.value.truncated as Json).note)).toMatch(/firing 3, pending 1/);
       });
 
       it("ListRules: every rule, by group then name, with health, lastError, for, state and its alerts counted", async () => {
         const { groups } = await api<{ groups: Json[] }>("rules");
+        const recordings = await recordingsOf(groups, api);
         const { value } = await run(ListRules, args(), call());
         const rules = value.rules as Json[];
-        expect(withoutEvaluation(rules)).toStrictEqual(expectedRules(groups));
+        expect(withoutEvaluation(rules)).toStrictEqual(expectedRules(groups, recordings));
         // Each rule's last evaluation is Prometheus's own, as it is now: one made since the stack started,
         // no earlier than the one its API gave just before (evaluations go on meanwhile).
         const evaluated = new Map(
@@ -422,12 +503,139 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         const names = async (more: Json) =>
           ((await run(ListRules, args(more), call())).value.rules as Json[]).map((rule) => rule.name);
         expect(await names({ type: "record" })).toEqual(
-          [RULES.broken.name, RULES.jobUpSum.name].sort(byCodePoint),
+          // By group (dependencies before recording), then name.
+          [RULES.noSeries.name, RULES.broken.name, RULES.jobUpSum.name],
         );
         expect(await names({ name: "TargetUp" })).toEqual(["TargetUp"]);
         expect(await names({ name: ["TargetUp", "job:up:sum"] })).toEqual(["TargetUp", "job:up:sum"]);
         expect(await names({ group: "recording", type: "alert" })).toEqual([]);
         expect((await names({ group: "availability" })).length).toBe(4);
+      });
+
+      it("ListRules: health filters here (Prometheus has no such parameter); another value is refused", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const upstream = groups
+          .flatMap((group) =>
+            (group.rules as Json[]).map((rule): Json & { group: string } => ({
+              ...rule,
+              group: String(group.name),
+            })),
+          )
+          .sort((a, b) => byCodePoint(a.group, b.group) || byCodePoint(String(a.name), String(b.name)));
+        for (const health of ["ok", "err"]) {
+          const { value } = await run(ListRules, args({ health }), call());
+          expect(
+            (value.rules as Json[]).map((rule) => [rule.name, rule.health]),
+            health,
+          ).toEqual(upstream.filter((rule) => rule.health === health).map((rule) => [rule.name, health]));
+        }
+        const failing = await run(ListRules, args({ health: "err" }), call());
+        expect((failing.value.rules as Json[]).map((rule) => rule.name)).toEqual([RULES.broken.name]);
+        if (amp) expect(proxy.requests.at(-1)?.rawUrl).toBe(`/workspaces/${WS}/api/v1/rules`);
+        // Every rule of the stack has been evaluated: none is unknown.
+        const unknown = await run(ListRules, args({ health: "unknown" }), call());
+        expect(upstream.some((rule) => rule.health === "unknown")).toBe(false);
+        expect(unknown.value).toStrictEqual({ rules: [] });
+        expect(unknown.hint).toBe("No rule has health unknown: ListRules without health lists every rule.");
+        const bad = await toolError(ListRules, args({ health: "failing" }), call());
+        expect(bad.kind).toBe("invalid_arguments");
+        expect(bad.message).toBe("Invalid arguments: health must be ok, err or unknown");
+      });
+
+      it("ListRules: an alerting rule's dependencies, as Prometheus's rules and series say, whatever the filter leaves out", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const recordings = await recordingsOf(groups, api);
+        const dependenciesGroup = (groups.find((group) => group.name === "dependencies")?.rules ??
+          []) as Json[];
+        // type alert and group dependencies leave out every recording rule these alerts read.
+        const { value } = await run(ListRules, args({ type: "alert", group: "dependencies" }), call());
+        const rules = value.rules as Json[];
+        expect(rules.map((rule) => rule.name)).toEqual(
+          [RULES.readsBroken.name, RULES.readsHealthy.name, RULES.readsNoSeries.name].sort(byCodePoint),
+        );
+        for (const rule of rules) {
+          const upstream = dependenciesGroup.find((r) => r.name === rule.name) as Json;
+          const { depends_on, can_fire, why } = rule;
+          expect({ depends_on, can_fire, why }, String(rule.name)).toStrictEqual({
+            can_fire: undefined,
+            why: undefined,
+            ...expectedDependencies(upstream, recordings),
+          });
+        }
+        const byName = new Map(rules.map((rule) => [rule.name, rule]));
+        // The failing one (Prometheus reports it so), the healthy one with series, the one without.
+        expect(recordings.rules.get(RULES.broken.name)?.health).toBe("err");
+        expect(byName.get(RULES.readsBroken.name)).toMatchObject({
+          health: "ok",
+          state: "inactive",
+          depends_on: [{ name: RULES.broken.name, health: "err", has_series: false }],
+          can_fire: false,
+          why: `reads ${RULES.broken.name}, whose evaluation fails: ${recordings.rules.get(RULES.broken.name)?.lastError}`,
+        });
+        expect(recordings.withSeries.has(RULES.jobUpSum.name)).toBe(true);
+        expect(byName.get(RULES.readsHealthy.name)?.depends_on).toEqual([
+          { name: RULES.jobUpSum.name, health: "ok", has_series: true },
+        ]);
+        expect(byName.get(RULES.readsHealthy.name)).not.toHaveProperty("can_fire");
+        expect(recordings.withSeries.has(RULES.noSeries.name)).toBe(false);
+        expect(byName.get(RULES.readsNoSeries.name)).toMatchObject({
+          depends_on: [{ name: RULES.noSeries.name, health: "ok", has_series: false }],
+          can_fire: false,
+          why: `reads ${RULES.noSeries.name}, which has no series now`,
+        });
+        if (amp) {
+          // One rules request for every rule, then one query for the series of all three recording rules.
+          expect(proxy.requests.map((request) => request.rawUrl.replace(/\?.*/, ""))).toEqual([
+            `/workspaces/${WS}/api/v1/rules`,
+            `/workspaces/${WS}/api/v1/query`,
+          ]);
+          expect(new URL(`http://x${proxy.requests[1]?.rawUrl}`).searchParams.get("query")).toBe(
+            `group by (__name__) ({__name__=~"${[RULES.broken.name, RULES.jobUpSum.name, RULES.noSeries.name].sort(byCodePoint).join("|")}"})`,
+          );
+          // Recording rules alone: Prometheus filters them, and no series are asked for.
+          proxy.reset();
+          await run(ListRules, args({ type: "record" }), call());
+          expect(proxy.requests.map((request) => request.rawUrl)).toEqual([
+            `/workspaces/${WS}/api/v1/rules?type=record`,
+          ]);
+        }
+      });
+
+      it("rulesWithDependencies and ruleFindings (the overview's): every rule as ListRules gives it; the failing one by its error, the alerts that cannot fire", async () => {
+        const { groups } = await api<{ groups: Json[] }>("rules");
+        const recordings = await recordingsOf(groups, api);
+        const read = await rulesWithDependencies(args(), call());
+        expect(read.note).toBeUndefined();
+        const listed = (await run(ListRules, args(), call())).value.rules as Json[];
+        const sorted = [...read.rules].sort(
+          (a, b) => byCodePoint(a.group, b.group) || byCodePoint(a.name, b.name),
+        );
+        expect(withoutEvaluation(sorted)).toStrictEqual(withoutEvaluation(listed));
+        const broken = recordings.rules.get(RULES.broken.name) as Json;
+        const findings = ruleFindings(read.rules);
+        expect(findings).toStrictEqual({
+          failing: [
+            {
+              error: broken.lastError,
+              means: explainRuleError(String(broken.lastError), "recording"),
+              rules: [RULES.broken.name],
+              blocks: [RULES.readsBroken.name],
+            },
+          ],
+          // critical before warning
+          cannot_fire: [
+            {
+              name: RULES.readsBroken.name,
+              severity: "critical",
+              why: `reads ${RULES.broken.name}, whose evaluation fails: ${broken.lastError}`,
+            },
+            {
+              name: RULES.readsNoSeries.name,
+              severity: "warning",
+              why: `reads ${RULES.noSeries.name}, which has no series now`,
+            },
+          ],
+        });
       });
 
       it("ListSilences: every silence, active first, matchers as PromQL matchers; state and match filter", async () => {
@@ -462,6 +670,40 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         expect(bad.message).toMatch(/^Alertmanager rejected the request \(HTTP 400\): /);
         expect(bad.kind).toBe("rejected");
       });
+    });
+
+    it("ListRules answers when the series query fails: has_series left out, a note says why, a failing recording rule still stops its alert", async () => {
+      // Prometheus's own rules answer, then the query refused as AMP refuses a role without aps:QueryMetrics.
+      const rules = await fetch(`${stack.prometheus.url}/api/v1/rules`).then((response) => response.json());
+      const denied =
+        "User: arn:aws:sts::123456789012:assumed-role/mcp/x is not authorized to perform: aps:QueryMetrics";
+      const server = await startFaultServer([
+        { status: 200, body: rules },
+        { status: 403, body: { message: denied } },
+      ]);
+      try {
+        const call = makeToolCall({ prometheusUrl: server.url, prometheusAuth: "none" });
+        const { value } = await run(ListRules, { type: "alert", group: "dependencies" }, call);
+        expect(server.requests.map((url) => url.replace(/\?.*/, ""))).toEqual([
+          "/api/v1/rules",
+          "/api/v1/query",
+        ]);
+        expect(String(value.note)).toMatch(
+          /^has_series is left out: the query for the recording rules' series failed: /,
+        );
+        expect(String(value.note)).toContain("aps:QueryMetrics");
+        const byName = new Map((value.rules as Json[]).map((rule) => [rule.name, rule]));
+        expect(byName.get(RULES.readsBroken.name)).toMatchObject({
+          depends_on: [{ name: RULES.broken.name, health: "err" }],
+          can_fire: false,
+        });
+        expect(byName.get(RULES.readsNoSeries.name)?.depends_on).toStrictEqual([
+          { name: RULES.noSeries.name, health: "ok" },
+        ]);
+        expect(byName.get(RULES.readsNoSeries.name)).not.toHaveProperty("can_fire");
+      } finally {
+        await server.close();
+      }
     });
 
     it("ListSilences on a plain Prometheus without ALERTMANAGER_URL says what to configure, and where Prometheus sends its alerts", async () => {

@@ -33,7 +33,7 @@ describe("tool definitions", () => {
       "GetServerInfo",
       "GetAvailableWorkspaces",
     ]);
-    expect(tools).toHaveLength(13);
+    expect(tools).toHaveLength(15);
   });
 
   it.each([
@@ -344,6 +344,9 @@ describe("the discovery and alerting tools' arguments", () => {
       "state: state must be active, pending or expired",
     ]);
     expect(validationErrors(ListRules, { type: "alerting" })).toEqual(["type: type must be alert or record"]);
+    expect(validationErrors(ListRules, { health: "bad" })).toEqual([
+      "health: health must be ok, err or unknown",
+    ]);
     expect(validationErrors(ListRules, { name: "" })[0]).toMatch(/^name: /);
     expect(validationErrors(ListLabels, { start: "now-1h", end: "now" })).toEqual([]);
     expect(validationErrors(ListLabels, { start: "yesterday" })[0]).toMatch(

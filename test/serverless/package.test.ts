@@ -46,6 +46,7 @@ const APS_DATA_ACTIONS = [
   "aps:GetLabels",
   "aps:GetMetricMetadata",
   "aps:GetSeries",
+  "aps:ListAlertManagerAlerts",
   "aps:ListAlertManagerSilences",
   "aps:ListAlerts",
   "aps:ListRules",
@@ -54,13 +55,15 @@ const APS_DATA_ACTIONS = [
 /**
  * Exactly what the tools call (by default all of them): ListWorkspaces, DescribeWorkspace, queries
  * (QueryMetrics), label names and values (GetLabels), series (GetSeries), metric metadata
- * (GetMetricMetadata), rules (ListRules), alerts (ListAlerts), Alertmanager silences (ListAlertManagerSilences).
+ * (GetMetricMetadata), rules (ListRules), alerts (ListAlerts), Alertmanager silences (ListAlertManagerSilences)
+ * and alerts (ListAlertManagerAlerts, which ListAlerts reads too).
  */
 const APS_ACTIONS = [
   "aps:DescribeWorkspace",
   "aps:GetLabels",
   "aps:GetMetricMetadata",
   "aps:GetSeries",
+  "aps:ListAlertManagerAlerts",
   "aps:ListAlertManagerSilences",
   "aps:ListAlerts",
   "aps:ListRules",
@@ -940,9 +943,11 @@ describe("serverless package --param=tools=…: the role follows the tools serve
     );
     expect(await catalogActions("alerting")).toEqual([
       "aps:DescribeWorkspace",
+      "aps:ListAlertManagerAlerts",
       "aps:ListAlertManagerSilences",
       "aps:ListAlerts",
       "aps:ListRules",
+      "aps:QueryMetrics",
     ]);
     expect(await catalogActions("ExecuteQuery,FindSeries")).toEqual([
       "aps:DescribeWorkspace",
@@ -957,7 +962,13 @@ describe("serverless package --param=tools=…: the role follows the tools serve
     expect(statements.some((statement) => isStar(statement.Resource))).toBe(false);
     expect(JSON.stringify(statements)).not.toContain("aps:ListWorkspaces");
     expect(
-      dataResources(template, ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"]),
+      dataResources(template, [
+        "aps:ListAlertManagerAlerts",
+        "aps:ListAlertManagerSilences",
+        "aps:ListAlerts",
+        "aps:ListRules",
+        "aps:QueryMetrics",
+      ]),
     ).toEqual([apsArn("workspace/*")]);
   });
 

@@ -42,6 +42,7 @@ const ALL_ACTIONS = [
   "aps:GetLabels",
   "aps:GetMetricMetadata",
   "aps:GetSeries",
+  "aps:ListAlertManagerAlerts",
   "aps:ListAlertManagerSilences",
   "aps:ListAlerts",
   "aps:ListRules",
@@ -123,13 +124,19 @@ describe("role statements: the tools served", () => {
     for (const no of ["false", "0", "no", "", "garbage", false]) {
       expect(script.servedTools("", no), String(no)).toEqual(ALL_TOOLS);
     }
-    expect(ALL_TOOLS).toHaveLength(13);
+    expect(ALL_TOOLS).toHaveLength(15);
     expect(catalog.groups.core).toEqual(CORE);
   });
 
   it("a given value wins over pythonCompat", () => {
     expect(script.servedTools("all", "true")).toEqual(ALL_TOOLS);
-    expect(script.servedTools("alerting", "true")).toEqual(["ListAlerts", "ListRules", "ListSilences"]);
+    expect(script.servedTools("alerting", "true")).toEqual([
+      "GetHealthOverview",
+      "ListAlerts",
+      "ListRules",
+      "ListSilences",
+      "GetAlertHistory",
+    ]);
     expect(script.servedTools("FindSeries", "true")).toEqual(["FindSeries"]);
   });
 
@@ -234,7 +241,14 @@ describe("role statements: the aps actions and statements", () => {
       ["discovery", ["aps:DescribeWorkspace", "aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries"]],
       [
         "alerting",
-        ["aps:DescribeWorkspace", "aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        [
+          "aps:DescribeWorkspace",
+          "aps:ListAlertManagerAlerts",
+          "aps:ListAlertManagerSilences",
+          "aps:ListAlerts",
+          "aps:ListRules",
+          "aps:QueryMetrics",
+        ],
       ],
       ["all", ALL_ACTIONS],
       ["ExecuteQuery,FindSeries", ["aps:DescribeWorkspace", "aps:GetSeries", "aps:QueryMetrics"]],
@@ -268,6 +282,7 @@ describe("role statements: the aps actions and statements", () => {
           "aps:GetLabels",
           "aps:GetMetricMetadata",
           "aps:GetSeries",
+          "aps:ListAlertManagerAlerts",
           "aps:ListAlertManagerSilences",
           "aps:ListAlerts",
           "aps:ListRules",
@@ -319,7 +334,13 @@ describe("role statements: what serverless.yml gets", () => {
       },
       {
         Effect: "Allow",
-        Action: ["aps:ListAlertManagerSilences", "aps:ListAlerts", "aps:ListRules"],
+        Action: [
+          "aps:ListAlertManagerAlerts",
+          "aps:ListAlertManagerSilences",
+          "aps:ListAlerts",
+          "aps:ListRules",
+          "aps:QueryMetrics",
+        ],
         Resource: [everyWorkspace(), everyWorkspace("eu-west-1")],
       },
       {

@@ -58,6 +58,8 @@ export interface RecordingRuleSpec {
   readonly health: "ok" | "err";
   /** The `lastError` Prometheus reports for it (only for health "err"). */
   readonly lastError: string | undefined;
+  /** Whether what it records has series once the stack is up. */
+  readonly hasSeries: boolean;
 }
 
 export type RuleSpec = AlertingRuleSpec | RecordingRuleSpec;
@@ -112,6 +114,21 @@ const TARGET_DOWN: AlertingRuleSpec = {
   state: "inactive",
 };
 
+/**
+ * Fires with UpForTwoSeconds on every target, at a lower severity: Alertmanager's inhibition rule
+ * (INHIBITION) mutes it while UpForTwoSeconds fires on the same instance, so it is held `suppressed`.
+ */
+const UP_NOTICE: AlertingRuleSpec = {
+  type: "alerting",
+  name: "UpNotice",
+  expr: "up == 1",
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "notice" },
+  annotations: { summary: "Target {{ $labels.instance }} is up (notice)" },
+  state: "firing",
+};
+
 const JOB_UP_SUM: RecordingRuleSpec = {
   type: "recording",
   name: "job:up:sum",
@@ -119,6 +136,7 @@ const JOB_UP_SUM: RecordingRuleSpec = {
   labels: { aggregation: "job" },
   health: "ok",
   lastError: undefined,
+  hasSeries: true,
 };
 
 /**
@@ -132,11 +150,60 @@ const BROKEN: RecordingRuleSpec = {
   labels: {},
   health: "err",
   lastError: "vector cannot contain metrics with the same labelset",
+  hasSeries: false,
+};
+
+/** Healthy, but reads a metric nobody exposes: it records no series. */
+const NO_SERIES: RecordingRuleSpec = {
+  type: "recording",
+  name: "job:missing:sum",
+  expr: "sum by (job) (metric_nobody_exposes_total)",
+  labels: {},
+  health: "ok",
+  lastError: undefined,
+  hasSeries: false,
+};
+
+/** Reads the failing recording rule: it cannot fire (it is inactive, with health ok). */
+const READS_BROKEN: AlertingRuleSpec = {
+  type: "alerting",
+  name: "DuplicateLabelsetHigh",
+  expr: `${BROKEN.name} > 0`,
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "critical" },
+  annotations: { summary: "Reads a recording rule that fails" },
+  state: "inactive",
+};
+
+/** Reads the healthy recording rule, which has series: it can fire (it does not: every job is up). */
+const READS_HEALTHY: AlertingRuleSpec = {
+  type: "alerting",
+  name: "JobDown",
+  expr: `${JOB_UP_SUM.name} == 0`,
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "page" },
+  annotations: { summary: "Job {{ $labels.job }} has no target up" },
+  state: "inactive",
+};
+
+/** Reads the recording rule without series: it cannot fire. */
+const READS_NO_SERIES: AlertingRuleSpec = {
+  type: "alerting",
+  name: "MissingDataHigh",
+  expr: `${NO_SERIES.name} > 0`,
+  for: undefined,
+  forSeconds: 0,
+  labels: { severity: "warning" },
+  annotations: { summary: "Reads a recording rule without series" },
+  state: "inactive",
 };
 
 /**
- * The rules file the stack's Prometheus evaluates (every second, on its scrape of itself), in file order
- * (the order /api/v1/rules reports), and each rule by name for tests.
+ * The rules file the stack's Prometheus evaluates (every second, on its scrape of itself), in file order,
+ * and each rule by name for tests. /api/v1/rules reports the groups by name (Prometheus sorts a file's
+ * groups so: see reportedGroups), the rules of each in file order.
  */
 export const RULES = {
   file: "rules.yml",
@@ -147,15 +214,42 @@ export const RULES = {
       intervalSeconds: 1,
       rules: [TARGET_UP, UP_FOR_TWO_SECONDS, UP_FOR_AN_HOUR, TARGET_DOWN],
     },
+    {
+      name: "dependencies",
+      interval: "1s",
+      intervalSeconds: 1,
+      rules: [READS_BROKEN, READS_HEALTHY, NO_SERIES, READS_NO_SERIES],
+    },
     { name: "recording", interval: "1s", intervalSeconds: 1, rules: [JOB_UP_SUM, BROKEN] },
+    { name: "suppression", interval: "1s", intervalSeconds: 1, rules: [UP_NOTICE] },
   ],
   targetUp: TARGET_UP,
   upForTwoSeconds: UP_FOR_TWO_SECONDS,
   upForAnHour: UP_FOR_AN_HOUR,
   targetDown: TARGET_DOWN,
+  upNotice: UP_NOTICE,
   jobUpSum: JOB_UP_SUM,
   broken: BROKEN,
+  noSeries: NO_SERIES,
+  readsBroken: READS_BROKEN,
+  readsHealthy: READS_HEALTHY,
+  readsNoSeries: READS_NO_SERIES,
 } as const;
+
+/**
+ * The stack's Alertmanager's one inhibition rule: a firing UpForTwoSeconds (severity warning) mutes
+ * UpNotice (severity notice) of the same instance.
+ */
+export const INHIBITION = {
+  source: UP_FOR_TWO_SECONDS.name,
+  target: UP_NOTICE.name,
+  equal: ["instance"],
+} as const;
+
+/** RULES.groups in the order /api/v1/rules reports them: by name (code-point order). */
+export function reportedGroups(): ReadonlyArray<(typeof RULES.groups)[number]> {
+  return [...RULES.groups].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
 
 /** A matcher as Alertmanager's API v2 takes and reports it. */
 export interface SilenceMatcher {
@@ -373,6 +467,13 @@ const ALERTMANAGER_CONFIG = JSON.stringify(
       repeat_interval: "1h",
     },
     receivers: [{ name: "null" }],
+    inhibit_rules: [
+      {
+        source_matchers: [`alertname="${INHIBITION.source}"`],
+        target_matchers: [`alertname="${INHIBITION.target}"`],
+        equal: INHIBITION.equal,
+      },
+    ],
   },
   null,
   2,
@@ -456,6 +557,8 @@ interface PromRuleGroups {
 }
 interface AmAlert {
   labels: Record<string, string>;
+  fingerprint: string;
+  status: { state: string; inhibitedBy: string[] };
 }
 interface AmSilence {
   id: string;
@@ -488,11 +591,17 @@ async function unsettled(
   alertmanagerUrl: string,
   ids: CreatedSilences,
 ): Promise<string[]> {
-  const [{ alerts }, rules, amAlerts, silences] = await Promise.all([
+  const recorded = RULES.groups
+    .flatMap((group): readonly RuleSpec[] => group.rules)
+    .filter((rule) => rule.type === "recording");
+  const [{ alerts }, rules, amAlerts, silences, { result: series }] = await Promise.all([
     prometheus.api<{ alerts: PromAlert[] }>("alerts", {}),
     prometheus.api<PromRuleGroups>("rules", {}),
     amApi<AmAlert[]>(alertmanagerUrl, "alerts"),
     amApi<AmSilence[]>(alertmanagerUrl, "silences"),
+    prometheus.api<{ result: Array<{ metric: { __name__: string } }> }>("query", {
+      query: `group by (__name__) ({__name__=~"${recorded.map((rule) => rule.name).join("|")}"})`,
+    }),
   ]);
   const missing: string[] = [];
   const reported = new Map(rules.groups.flatMap((group) => group.rules.map((rule) => [rule.name, rule])));
@@ -506,10 +615,19 @@ async function unsettled(
         missing.push(`alert ${spec.name} is ${alert?.state}, not ${spec.state}`);
       if (spec.state === "firing" && !amAlerts.some((a) => a.labels.alertname === spec.name))
         missing.push(`Alertmanager has no ${spec.name}`);
-    } else if (rule?.health !== spec.health || (spec.lastError !== undefined && !rule?.lastError)) {
-      missing.push(`${spec.name} health is ${rule?.health} (${rule?.lastError}), not ${spec.health}`);
+    } else {
+      if (rule?.health !== spec.health || (spec.lastError !== undefined && !rule?.lastError))
+        missing.push(`${spec.name} health is ${rule?.health} (${rule?.lastError}), not ${spec.health}`);
+      if (series.some((s) => s.metric.__name__ === spec.name) !== spec.hasSeries)
+        missing.push(`${spec.name} ${spec.hasSeries ? "has no series yet" : "has series"}`);
     }
   }
+  const inhibited = amAlerts.find((a) => a.labels.alertname === INHIBITION.target);
+  const source = amAlerts.find((a) => a.labels.alertname === INHIBITION.source);
+  if (source === undefined || !inhibited?.status.inhibitedBy.includes(source.fingerprint))
+    missing.push(
+      `${INHIBITION.target} is not inhibited by ${INHIBITION.source} (${inhibited?.status.state})`,
+    );
   for (const [key, spec] of Object.entries(SILENCES) as Array<[SilenceKey, SilenceSpec]>) {
     const state = silences.find((silence) => silence.id === ids[key])?.status.state;
     if (state !== spec.state) missing.push(`silence ${key} is ${state}, not ${spec.state}`);

@@ -111,6 +111,11 @@ export interface RunningPrometheus {
   url: string;
   /** The `data` of an HTTP API answer (`api("query", { query: "up" })`), asked directly; throws unless 200. */
   api<T = unknown>(path: string, params: Record<string, string | number>): Promise<T>;
+  /**
+   * Stops the process (by its PID) and starts a new one on the same port and data directory, resolving
+   * once it is ready: what a restart of Prometheus does to its rule evaluation (alerts' `activeAt`).
+   */
+  restart(): Promise<void>;
   /** Stops the process and deletes its data directory. */
   close(): Promise<void>;
 }
@@ -163,10 +168,7 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
       maxBuffer: 16 * 1024 * 1024,
     });
 
-    for (let tries = 1; ; tries++) {
-      const port = await freePort();
-      // Written per attempt: the config may name the port (a self-scrape job).
-      await writeFile(configFile, config(port));
+    const launch = async (port: number) => {
       const child = spawn(
         "prometheus",
         [
@@ -179,12 +181,24 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
         ],
         { stdio: ["ignore", "ignore", "pipe"] },
       );
-      const url = `http://127.0.0.1:${port}`;
       try {
-        await waitReady(url, child, readyTimeoutMs);
-        await ensureOurs(url, child);
+        await waitReady(`http://127.0.0.1:${port}`, child, readyTimeoutMs);
+        await ensureOurs(`http://127.0.0.1:${port}`, child);
+        return child;
       } catch (error) {
         await stop(child);
+        throw error;
+      }
+    };
+    for (let tries = 1; ; tries++) {
+      const port = await freePort();
+      // Written per attempt: the config may name the port (a self-scrape job).
+      await writeFile(configFile, config(port));
+      const url = `http://127.0.0.1:${port}`;
+      let child: ChildProcess;
+      try {
+        child = await launch(port);
+      } catch (error) {
         // Another process may have taken the port between freePort() and bind: try another one.
         if (tries < 3 && /address already in use|not our Prometheus/.test(String(error))) continue;
         throw error;
@@ -193,6 +207,10 @@ export async function startPrometheus(options: StartPrometheusOptions = {}): Pro
       return {
         url,
         api: (path, params) => apiData(url, path, params),
+        async restart() {
+          await stop(child);
+          child = await launch(port);
+        },
         close() {
           closing ??= stop(child).then(() => rm(dir, { recursive: true, force: true }));
           return closing;

@@ -46,9 +46,11 @@ describe("configuration", () => {
         "ListLabelValues",
         "FindSeries",
         "GetMetricMetadata",
+        "GetHealthOverview",
         "ListAlerts",
         "ListRules",
         "ListSilences",
+        "GetAlertHistory",
         "PlotRangeQuery",
       ],
       alertmanagerUrl: undefined,
@@ -66,13 +68,15 @@ describe("configuration", () => {
     ];
     expect(loadConfig({ PYTHON_COMPAT: "true" }).tools).toStrictEqual(core);
     expect(loadConfig({ TOOLS: "core" }).tools).toStrictEqual(core);
-    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(13);
+    expect(loadConfig({ PYTHON_COMPAT: "true", TOOLS: "all" }).tools).toHaveLength(15);
     expect(loadConfig({ TOOLS: "charts" }).tools).toStrictEqual(["PlotRangeQuery"]);
     expect(loadConfig({ TOOLS: " alerting , ExecuteQuery,," }).tools).toStrictEqual([
       "ExecuteQuery",
+      "GetHealthOverview",
       "ListAlerts",
       "ListRules",
       "ListSilences",
+      "GetAlertHistory",
     ]);
     expect(loadConfig({ TOOLS: "discovery,FindSeries" }).tools).toStrictEqual([
       "ListLabels",

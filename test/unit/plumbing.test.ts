@@ -421,6 +421,8 @@ describe("instructionsFor", () => {
     const text = instructionsFor(ALL_TOOLS);
     const at = (name: string) => text.indexOf(name);
     for (const name of ALL_TOOLS) expect(text, name).toContain(name);
+    expect(at("GetHealthOverview")).toBeLessThan(at("GetAlertHistory"));
+    expect(at("GetAlertHistory")).toBeLessThan(at("ListAlerts"));
     expect(at("ListAlerts")).toBeLessThan(at("ListMetrics"));
     expect(at("ListMetrics")).toBeLessThan(at("ExecuteQuery"));
     expect(at("ListRules")).toBeLessThan(at("ListMetrics"));

@@ -1,5 +1,6 @@
 import type { BenchContext, ChildContext } from "../context.js";
 import type { Figure } from "../report.js";
+import { run as alertQuestions } from "./alertQuestions.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
 import { run as busyPort } from "./busyPort.js";
 import { run as chartLimits } from "./chartLimits.js";
@@ -34,6 +35,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   busyPort,
   chartLimits,
   deadline,
+  alertQuestions,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
