@@ -8,14 +8,14 @@ import {
   INHIBITION,
   RULES,
   SILENCES,
-  startAlertingStack,
   startAlertmanager,
 } from "../support/alerting.js";
+import { type AlertingAmp, startAlertingAmp } from "../support/alertingAmp.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
-import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import type { FakeAmp } from "../support/fakeAmp.js";
 import { refusedUrl } from "../support/net.js";
 import { prometheusAvailable } from "../support/prometheus.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 
 /**
  * ListAlerts joins each firing alert to what a real Alertmanager does with it (issue 37): the stack's
@@ -110,23 +110,15 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
     let stack: AlertingStack;
     let proxy: SigV4Proxy;
     let amp: FakeAmp;
+    let running: AlertingAmp | undefined;
 
     beforeAll(async () => {
-      stack = await startAlertingStack();
-      proxy = await startSigV4Proxy({
-        target: stack.prometheus.url,
-        alertmanagerTarget: stack.alertmanager.url,
-        region: REGION,
-      });
-      amp = await startFakeAmp({
-        region: REGION,
-        workspaces: [{ workspaceId: WS, status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) }],
-      });
+      running = await startAlertingAmp(REGION, WS);
+      ({ stack, proxy, amp } = running);
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all([proxy?.close(), amp?.close()]);
-      await stack?.close();
+      await running?.close();
     });
 
     beforeEach(() => proxy.reset());

@@ -2,16 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetHealthOverview } from "../../tools/index.js";
 import type { ToolCall } from "../../tools/types.js";
 import { makeToolCall, toolResult } from "../helpers/toolCall.js";
-import {
-  type AlertingStack,
-  alertmanagerAvailable,
-  INHIBITION,
-  RULES,
-  startAlertingStack,
-} from "../support/alerting.js";
-import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { type AlertingStack, alertmanagerAvailable, INHIBITION, RULES } from "../support/alerting.js";
+import { type AlertingAmp, startAlertingAmp } from "../support/alertingAmp.js";
+import type { FakeAmp } from "../support/fakeAmp.js";
 import { prometheusAvailable } from "../support/prometheus.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";
 
 /**
@@ -63,25 +57,16 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
   "GetHealthOverview against a real Prometheus and Alertmanager",
   () => {
     let stack: AlertingStack;
-    let proxy: SigV4Proxy;
     let amp: FakeAmp;
+    let running: AlertingAmp | undefined;
 
     beforeAll(async () => {
-      stack = await startAlertingStack();
-      proxy = await startSigV4Proxy({
-        target: stack.prometheus.url,
-        alertmanagerTarget: stack.alertmanager.url,
-        region: REGION,
-      });
-      amp = await startFakeAmp({
-        region: REGION,
-        workspaces: [{ workspaceId: WS, status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) }],
-      });
+      running = await startAlertingAmp(REGION, WS);
+      ({ stack, amp } = running);
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all([proxy?.close(), amp?.close()]);
-      await stack?.close();
+      await running?.close();
     });
 
     /** What Prometheus and Alertmanager report, asked directly. */

@@ -14,11 +14,12 @@ import {
 import { rulesWithDependencies } from "../../tools/ruleDependencies.js";
 import type { Tool, ToolCall, ToolSettings } from "../../tools/types.js";
 import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../helpers/toolCall.js";
-import { type AlertingStack, alertmanagerAvailable, RULES, startAlertingStack } from "../support/alerting.js";
-import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { type AlertingStack, alertmanagerAvailable, RULES } from "../support/alerting.js";
+import { type AlertingAmp, startAlertingAmp } from "../support/alertingAmp.js";
+import type { FakeAmp } from "../support/fakeAmp.js";
 import { startFaultServer } from "../support/faultServer.js";
 import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";
 
 /**
@@ -212,23 +213,16 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
     /** When the stack was started: every rule evaluation these tests see comes after it. */
     let stackStartedAt: number;
 
+    let running: AlertingAmp | undefined;
+
     beforeAll(async () => {
       stackStartedAt = Date.now();
-      stack = await startAlertingStack({ openMetrics: datasetWithBigLabel });
-      proxy = await startSigV4Proxy({
-        target: stack.prometheus.url,
-        alertmanagerTarget: stack.alertmanager.url,
-        region: REGION,
-      });
-      amp = await startFakeAmp({
-        region: REGION,
-        workspaces: [{ workspaceId: WS, status: "ACTIVE", prometheusEndpoint: proxy.workspaceUrl(WS) }],
-      });
+      running = await startAlertingAmp(REGION, WS, { openMetrics: datasetWithBigLabel });
+      ({ stack, proxy, amp } = running);
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all([proxy?.close(), amp?.close()]);
-      await stack?.close();
+      await running?.close();
     });
 
     beforeEach(() => proxy.reset());
@@ -462,7 +456,9 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         // The note counts all firing alerts, whatever match keeps (alertStatus.test.ts).
         expect(Object.keys(none.value)).toEqual(["note", "alerts"]);
         expect(none.value.alerts).toStrictEqual([]);
-        expect(none.hint).toMatch(/^No firing alert matches match\..*GetHealthOverview shows what else is wrong/);
+        expect(none.hint).toMatch(
+          /^No firing alert matches match\..*GetHealthOverview shows what else is wrong/,
+        );
         const bad = await toolError(ListAlerts, args({ match: "{severity=~" }), call());
         expect(bad.kind).toBe("invalid_arguments");
         expect(bad.message).toMatch(/^Invalid arguments: match: /);
