@@ -285,10 +285,15 @@ function summaryOf(parts: OverviewParts, groups: readonly AlertGroup[]): string 
     parts.targets !== undefined
       ? `${formatCount(parts.targets.notUpTotal)} of ${plural(parts.targets.total, "target")} not up`
       : "",
-    parts.idleSilences.length > 0
-      ? `${plural(parts.idleSilences.length, "active silence")} matching no alert`
-      : "",
+    silencesWords(parts.activeSilences, parts.idleSilences.length),
     Object.keys(parts.notSeen).length > 0 ? `not seen: ${Object.keys(parts.notSeen).join(", ")}` : "",
   ];
   return `${words.filter(Boolean).join("; ")}.`;
+}
+
+/** `3 active silences (1 matching no alert)`; nothing when Alertmanager was not read. */
+function silencesWords(active: number | undefined, idle: number): string {
+  if (active === undefined) return "";
+  const words = `${formatCount(active)} active silence${active === 1 ? "" : "s"}`;
+  return idle > 0 ? `${words} (${formatCount(idle)} matching no alert)` : words;
 }

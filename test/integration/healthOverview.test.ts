@@ -153,6 +153,8 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         expect(idle).not.toContain(stack.alertmanager.silences.active);
         const listed = (value.silences_matching_no_alert as Json[]).map((silence) => silence.id);
         expect([...listed].sort()).toEqual(idle);
+        const active = silences.filter((silence) => silence.status.state === "active").length;
+        expect(value.summary).toContain(`${active} active silences (${idle.length} matching no alert)`);
       });
 
       it("gives the failing rules by error, as Prometheus reports them, and the alerting rules that cannot fire", async () => {

@@ -177,7 +177,7 @@ describe("GetHealthOverview's answer", () => {
     expect(tokens.o200k).toBeLessThan(2_000);
     expect(value).not.toHaveProperty("truncated");
     expect(value.summary).toBe(
-      "5 alerts firing (1 silenced or inhibited), 3 pending; 1 rule failing; 1 alerting rule cannot fire; 1 of 128 targets not up; 1 active silence matching no alert.",
+      "5 alerts firing (1 silenced or inhibited), 3 pending; 1 rule failing; 1 alerting rule cannot fire; 1 of 128 targets not up; 2 active silences (1 matching no alert).",
     );
   });
 
