@@ -102,6 +102,21 @@ export async function callEveryTool(
   expect(rules.structuredContent).toStrictEqual({ rules: [] });
   const silences = await call("ListSilences", { workspace_id: WS });
   expect(silences.structuredContent).toStrictEqual({ silences: [] });
+  // The dataset has no ALERTS series: no episode in the last day.
+  const history = await call("GetAlertHistory", { workspace_id: WS });
+  expect(history.structuredContent).toMatchObject({ resolution: "2m", alerts: [] });
+  // Nothing firing or broken; AMP has no targets API nor runtime info, which the overview says.
+  const overview = await call("GetHealthOverview", { workspace_id: WS });
+  expect(overview.structuredContent).toMatchObject({
+    summary: expect.stringMatching(
+      /^0 alerts firing, 0 pending; no rule failing; 0 active silences; not seen: targets, data\.$/,
+    ),
+    not_seen: { targets: expect.any(String), data: expect.any(String) },
+  });
+  expect(Object.keys((overview.structuredContent as { not_seen: object }).not_seen)).toEqual([
+    "targets",
+    "data",
+  ]);
   const missing = await call("FindSeries", { workspace_id: WS });
   expect(missing.isError).toBe(true);
   expect(stack.proxy.lastRejection).toBeUndefined();

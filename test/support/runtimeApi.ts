@@ -115,6 +115,10 @@ export async function startRuntimeApi(): Promise<RuntimeApi> {
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ errorMessage: `no such Runtime API route: ${req.method} ${path}` }));
   });
+  // Lambda's Runtime API keeps the runtime's connections open. Node's default closes an idle one after 5 s,
+  // and a runtime that reuses it just then (a response posted ~5 s after the last) gets ECONNRESET, which
+  // aws-lambda-ric does not catch: the runtime exits, and every later invocation fails.
+  server.keepAliveTimeout = 0;
   const url = await listenLoopback(server);
 
   return {

@@ -18,6 +18,7 @@ import {
   MAX_VALUES_PER_LABEL,
 } from "../../src/results/labelSets.js";
 import { metadataEntries } from "../../src/results/metadata.js";
+import { explainRuleError } from "../../src/results/ruleErrors.js";
 import { compareRules, type RuleEntry, ruleEntries, ruleSummary } from "../../src/results/rules.js";
 import {
   compareSilences,
@@ -474,6 +475,11 @@ describe("ruleEntries", () => {
         labels: { team: "platform" },
         health: "err",
         lastError: "vector contains metrics with the same labelset after applying rule labels",
+        // Prometheus's text kept, what it means added (src/results/ruleErrors.ts).
+        error_means: explainRuleError(
+          "vector contains metrics with the same labelset after applying rule labels",
+          "recording",
+        ),
         lastEvaluation: "2023-03-01T10:02:01.1Z",
       },
       {
