@@ -65,14 +65,6 @@ export async function run(_ctx: BenchContext): Promise<Figure[]> {
         title: `Alert question, one call (${question.tool.name}): ${question.question}`,
         unit: "tokens",
         ours: most,
-        ...(question.id === "overview"
-          ? {
-              baseline: {
-                name: "calls before (issue 37's trial: ten PromQL and three list calls)",
-                value: 13,
-              },
-            }
-          : {}),
         target: `1 call, ≤ ${limit.toLocaleString("en-US")} tokens by both tokenizers`,
         met: most <= limit,
         note: `Claude ${tokens.claude} / o200k ${tokens.o200k} tokens, ${Buffer.byteLength(text)} bytes${question.id === "overview" ? "; before, 13 calls (issue 37's trial: ten PromQL and three list calls)" : ""}`,
