@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { order, profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
+import { order, profile, query, region, seriesLimit, summary, time, workspaceId } from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
@@ -23,6 +23,7 @@ export const ExecuteQuery = defineTool({
     profile,
     limit: seriesLimit,
     order,
+    summary,
   }),
   outputSchema: queryResult,
   annotations: readOnly("Run an instant PromQL query"),
@@ -34,6 +35,8 @@ export const ExecuteQuery = defineTool({
         query: args.query,
         time: time === undefined ? now / 1000 : toUnixSeconds(time),
         order: args.order ?? call.settings.defaultOrder ?? "unusual",
+        form: call.settings.pythonCompat ? "legacy" : "compact",
+        summary: args.summary ?? undefined,
         limit: args.limit ?? undefined,
         emptyHint: labelHint(args.query, false, call),
       });

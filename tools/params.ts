@@ -222,6 +222,15 @@ export const order = z
   );
 export const namesLimit = countLimit("names, first by name,");
 
+/** A query answer as its `series_stats` table alone (ExecuteQuery, ExecuteRangeQuery). */
+export const summary = z
+  .boolean({ error: "summary must be true or false" })
+  .nullable()
+  .optional()
+  .describe(
+    "true: only the series_stats table (every series' statistics and change), no curves: is anything else affected?",
+  );
+
 /** A chart's title (PlotRangeQuery). */
 export const chartTitle = z
   .string({ error: "title must be a string" })

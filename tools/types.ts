@@ -10,6 +10,8 @@ export interface ToolSettings extends UpstreamSettings {
   profileSupported: boolean;
   /** The order of a cut query result when the call names none (`highest` under PYTHON_COMPAT). */
   defaultOrder?: Order | undefined;
+  /** PYTHON_COMPAT: query answers in their legacy form, byte for byte as the Python server's. */
+  pythonCompat?: boolean | undefined;
   /** The names of the tools this deployment serves (TOOLS): advice names only those. Unset: all. */
   served?: ReadonlySet<string> | undefined;
 }

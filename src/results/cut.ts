@@ -18,7 +18,8 @@ import { SIGNIFICANT_DIGITS, sampleText } from "./numbers.js";
 import type { QueryAsked } from "./queryAsked.js";
 import { cutNote } from "./queryNote.js";
 import { ranked } from "./ranking.js";
-import { commonLabels, INSTANT_COLUMNS, RANGE_COLUMNS, Rows, type SeriesTable } from "./table.js";
+import { statsTable } from "./statsTable.js";
+import type { Rows } from "./table.js";
 
 /** At least this many curves (or samples) are returned, where the budget allows. */
 const MIN_CURVES = 10;
@@ -72,8 +73,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     asked.order,
   ).map((index) => items[index] as Described);
   const isRange = data.resultType !== "vector";
-  const table = seriesTable(order, isRange);
-  const rows = new Rows(order, table.common_labels, measure);
+  const { heading: table, rows } = statsTable(order, isRange, asked.form, measure);
   const space = described.space;
   const curves = new Curves(order, space, measure, asked.limit);
 
@@ -126,9 +126,9 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   const width = space === undefined ? undefined : space.width * plan.factor;
   const downsampledTo =
     isRange && width !== undefined && width > (asked.range?.step ?? 0) ? width : undefined;
-  const returned = { series: result.length, rows: plan.rows };
+  const returned = { series: result.length, rows: rows.series(plan.rows) };
   const truncated = truncation(
-    facts(returned, tableTotal - plan.rows, downsampledTo),
+    facts(returned, tableTotal - rows.series(plan.rows), downsampledTo),
     { ...returned, points },
     asked.range?.step,
   );
@@ -163,20 +163,6 @@ function truncation(
       : {}),
     ...(facts.range ? { significant_digits: SIGNIFICANT_DIGITS } : {}),
   };
-}
-
-/** The table's heading: the labels every series shares, its columns, an instant vector's time. */
-function seriesTable(order: readonly Described[], isRange: boolean): SeriesTable {
-  const table: SeriesTable = {
-    common_labels: commonLabels(order.map((item) => item.metric)),
-    columns: isRange ? RANGE_COLUMNS : INSTANT_COLUMNS,
-    rows: [],
-  };
-  const first = order[0];
-  if (first?.kind === "sample" && order.every((item) => item.kind === "sample" && item.time === first.time)) {
-    table.time = first.time;
-  }
-  return table;
 }
 
 /** What goes in: how many curves, at which factor of the space's width, and how many table rows. */
@@ -360,7 +346,11 @@ function pointsOf(element: unknown): number {
 }
 
 /** What the advice is built from: the query, the answer's labels, and a step at which it would fit. */
-function adviceFacts(input: CutInput, order: readonly Described[], table: SeriesTable): AdviceFacts {
+function adviceFacts(
+  input: CutInput,
+  order: readonly Described[],
+  table: { common_labels: Record<string, unknown> },
+): AdviceFacts {
   const { asked, budget } = input;
   const distinct = new Map<string, Set<unknown>>();
   for (const item of order) {

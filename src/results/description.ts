@@ -1,3 +1,4 @@
+import type { ChangePoint } from "./changePoint.js";
 import { type Curve, CurveSpace, type QueryRange } from "./curves.js";
 import type { Budget } from "./fit.js";
 import { parseSample } from "./numbers.js";
@@ -27,6 +28,8 @@ export interface DescribedSeries {
   stats: SeriesStats;
   values?: Curve | undefined;
   histograms?: Curve | undefined;
+  /** Where the series changed level, when it did (see changePoint.ts). */
+  change?: ChangePoint | undefined;
 }
 
 export type Described = DescribedSample | DescribedSeries;

@@ -37,3 +37,9 @@ function nonFinite(x: number): string {
   if (Number.isNaN(x)) return "NaN";
   return x > 0 ? "+Inf" : "-Inf";
 }
+
+/** A Unix time as RFC 3339 UTC, `2026-11-28T03:10:00Z`, with a fraction only when not whole (`…:30.066Z`). */
+export function rfc3339(unixSeconds: number): string {
+  const text = new Date(Math.round(unixSeconds * 1000)).toISOString();
+  return text.endsWith(".000Z") ? `${text.slice(0, -5)}Z` : text;
+}

@@ -13,6 +13,13 @@ export interface QueryAsked {
   /** An instant query's evaluation time (Unix seconds), when known. */
   time?: number | undefined;
   order: Order;
+  /**
+   * How the answer is written: `compact` (the default), `exact` (the call's `exact: true`: Prometheus's own
+   * shape and value strings in `result`), `legacy` (PYTHON_COMPAT: today's answers byte for byte, cut ones included).
+   */
+  form: "compact" | "exact" | "legacy";
+  /** The call's `summary: true`: the answer is the `series_stats` table alone. */
+  summary?: boolean | undefined;
   /** The caller's `limit`: the most series (or samples) returned in `result`. */
   limit?: number | undefined;
   /**

@@ -2,7 +2,7 @@ import { isPlainObject, parseJsonBytes } from "../json.js";
 import type { Progress } from "../progress.js";
 import { formatSize } from "../text.js";
 import { describeCut } from "./cut.js";
-import { Description } from "./description.js";
+import { type Described, Description, type Descriptions } from "./description.js";
 import {
   addCost,
   type Budget,
@@ -14,10 +14,15 @@ import {
   fitsIn,
   formatCount,
   type Layout,
+  less,
   Measure,
+  type Truncation,
 } from "./fit.js";
+import { rfc3339 } from "./numbers.js";
 import type { QueryAsked } from "./queryAsked.js";
+import { ranked } from "./ranking.js";
 import { pointsIn } from "./series.js";
+import { type StatsTable, statsTable } from "./statsTable.js";
 import { TokenTally } from "./tokens.js";
 
 // QueryAsked stays importable from here, where the code that uses it has always found it.
@@ -39,7 +44,7 @@ const ALWAYS_KEPT_BYTES = 64 * 1024;
  * instead (statistics and a curve at a coarser step, see Description) and keeps no points.
  */
 export class QueryResultCollector {
-  private whole: WholeAnswer | undefined = new WholeAnswer();
+  private whole: WholeAnswer | undefined;
   private readonly description: Description;
   private readonly odd: Array<{ value: unknown; bytes: number }> = [];
   private oddBytes = 0;
@@ -51,6 +56,8 @@ export class QueryResultCollector {
     private readonly asked: QueryAsked,
   ) {
     this.description = new Description(asked, budget);
+    // A summary is the table alone: every element is described, none kept.
+    this.whole = asked.summary ? undefined : new WholeAnswer();
   }
 
   element(raw: Uint8Array): void {
@@ -135,6 +142,18 @@ class WholeAnswer {
   }
 }
 
+/** A summary cut to the budget: how many series there were, how many have a row. */
+function summaryTruncation(series: number, rows: number, order: string): Truncation {
+  return {
+    note: `The table is cut to the budget: ${formatCount(rows)} of ${formatCount(series)} series have a row, the first in order ${order}; narrow the query for the rest.`,
+    cut_by: "size",
+    total: { series },
+    returned: { rows },
+    order,
+    rows_missing: series - rows,
+  };
+}
+
 /** A query's result, whole or cut (see Fittable). `data` is Prometheus's `data` without its `result`. */
 export class QueryResult implements Fittable {
   constructor(
@@ -163,6 +182,7 @@ export class QueryResult implements Fittable {
     if (resultType === "scalar" || resultType === "string") {
       return { value: { ...this.data, result: [...(this.whole?.values ?? []), ...odd] } };
     }
+    if (this.asked.summary) return { value: this.summaryOf(budget, layout) };
     const whole = this.whole;
     if (whole !== undefined && odd.length === 0) {
       const value = { ...this.data, result: whole.values };
@@ -171,26 +191,27 @@ export class QueryResult implements Fittable {
         (limit === undefined || whole.values.length <= limit) &&
         this.fitsWhole(value, whole, budget, layout)
       ) {
-        if (value.result.length > 0) return { value };
-        const hint =
-          (await this.asked.emptyHint?.()) ??
-          (this.asked.range === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT);
-        // The hint is given only where it fits beside the (empty) answer.
-        const withHint = addCost(costOfText(new Measure(layout).whole(value)), costOfText(hint));
-        return fitsIn(withHint, budget) ? { value, hint } : { value };
+        if (this.asked.form !== "legacy" && whole.values.length > 1) {
+          const withTable = this.wholeWithTable(whole, budget, layout);
+          if (withTable !== undefined) return { value: withTable };
+        } else if (value.result.length > 0) return { value };
+        else {
+          const hint =
+            (await this.asked.emptyHint?.()) ??
+            (this.asked.range === undefined ? EMPTY_INSTANT_HINT : EMPTY_RANGE_HINT);
+          // The hint is given only where it fits beside the (empty) answer.
+          const withHint = addCost(costOfText(new Measure(layout).whole(value)), costOfText(hint));
+          return fitsIn(withHint, budget) ? { value, hint } : { value };
+        }
       }
     }
     if (!this.cutTold) {
       this.cutTold = true;
       progress?.step(this.cutStep(budget));
     }
-    if (whole !== undefined && !this.wholeDescribed) {
-      for (const held of whole.values) this.description.add(held);
-      this.wholeDescribed = true;
-    }
     const value = await describeCut({
       data: this.data,
-      described: this.description.result(resultType === "vector" ? "sample" : "series"),
+      described: this.described(),
       odd: this.odd,
       total: this.total,
       asked: this.asked,
@@ -198,6 +219,77 @@ export class QueryResult implements Fittable {
       layout,
     });
     return { value };
+  }
+
+  /** Every series (or sample) described, the whole answer's too (described once, however often fitted). */
+  private described(): Descriptions {
+    if (this.whole !== undefined && !this.wholeDescribed) {
+      for (const held of this.whole.values) this.description.add(held);
+      this.wholeDescribed = true;
+    }
+    return this.description.result(this.data.resultType === "vector" ? "sample" : "series");
+  }
+
+  /** The ranked series' `series_stats` table, in the answer's form. */
+  private table(measure: Measure): StatsTable {
+    const { items } = this.described();
+    const order = ranked(
+      items.map((item) => item.features),
+      this.asked.order,
+    ).map((index) => items[index] as Described);
+    return statsTable(order, this.data.resultType !== "vector", this.asked.form, measure);
+  }
+
+  /** The whole answer with its `series_stats` table, when both fit the budget together. */
+  private wholeWithTable(
+    whole: WholeAnswer,
+    budget: Budget,
+    layout: Layout,
+  ): Record<string, unknown> | undefined {
+    const measure = new Measure(layout);
+    const { heading, rows } = this.table(measure);
+    const value = {
+      ...this.data,
+      result: whole.values,
+      series_stats: { ...heading, rows: rows.first(rows.count) },
+    };
+    const fits = layout.indent
+      ? fitsIn(measure.of(value), budget)
+      : fitsIn(
+          addCost(
+            addCost(measure.of({ ...this.data, result: [], series_stats: heading }), whole.cost),
+            rows.cost(rows.count),
+          ),
+          budget,
+        );
+    return fits ? value : undefined;
+  }
+
+  /**
+   * `summary: true`: the table alone (with the range it covers), its rows cut to the budget, in the
+   * asked order, where the table itself does not fit.
+   */
+  private summaryOf(budget: Budget, layout: Layout): Record<string, unknown> {
+    const measure = new Measure(layout);
+    const { heading, rows } = this.table(measure);
+    const range = this.asked.range;
+    const head = {
+      resultType: this.data.resultType,
+      ...(range === undefined
+        ? {}
+        : { range: { start: rfc3339(range.start), end: rfc3339(range.end), step_seconds: range.step } }),
+    };
+    const total = this.description.result(this.data.resultType === "vector" ? "sample" : "series");
+    const series = total.items.length + total.dropped;
+    const draft = summaryTruncation(series, series, this.asked.order);
+    const room = less(budget, measure.of({ truncated: draft, ...head, series_stats: heading }));
+    const whole = fitsIn(rows.cost(rows.count), less(budget, measure.of({ ...head, series_stats: heading })));
+    const kept = whole ? rows.count : rows.fitting(room);
+    const table = { ...head, series_stats: { ...heading, rows: rows.first(kept) } };
+    const covered = rows.series(kept);
+    return covered === series && whole
+      ? table
+      : { truncated: summaryTruncation(series, covered, this.asked.order), ...table };
   }
 
   /** What the caller is told as cutting begins: how much came back, and what the cut keeps. */

@@ -59,8 +59,8 @@ function instantRow(labels: Record<string, unknown>, value: number): unknown[] {
 }
 
 /**
- * The table's rows, in the order given, written and measured only as far as asked: of an answer with
- * many thousands of series, only the rows that can fit are ever built.
+ * A table's rows, in the order given, measured only as far as asked: of an answer with many thousands
+ * of series, only the rows that can fit are ever measured (and, for the legacy table, written).
  */
 export class Rows {
   private readonly built: unknown[][] = [];
@@ -68,16 +68,15 @@ export class Rows {
   private readonly sequence: Sequence;
 
   constructor(
-    private readonly order: readonly Described[],
-    private readonly common: Record<string, unknown>,
+    /** How many rows there are. */
+    readonly count: number,
+    private readonly write: (index: number) => unknown[],
     measure: Measure,
+    /** How many series the first `count` rows stand for (a collapsed row stands for several). */
+    private readonly seriesIn: (count: number) => number = (count) => count,
   ) {
     // A row is written three levels down: series_stats, rows, the row.
     this.sequence = measure.sequence(3);
-  }
-
-  get count(): number {
-    return this.order.length;
   }
 
   /** What the first `count` rows cost, written one after another. */
@@ -99,13 +98,33 @@ export class Rows {
     return this.built.slice(0, count);
   }
 
+  /** How many series the first `count` rows stand for. */
+  series(count: number): number {
+    return this.seriesIn(count);
+  }
+
   private row(index: number): unknown[] {
     const built = this.built[index];
     if (built !== undefined) return built;
-    const item = this.order[index] as Described;
-    const labels = differingLabels(item.metric, this.common);
-    const row = item.kind === "series" ? rangeRow(labels, item.stats) : instantRow(labels, item.value);
+    const row = this.write(index);
     this.built[index] = row;
     return row;
   }
+}
+
+/** The legacy (PYTHON_COMPAT) table's rows: a labels object and the numbers, as the table always was. */
+export function legacyRows(
+  order: readonly Described[],
+  common: Record<string, unknown>,
+  measure: Measure,
+): Rows {
+  return new Rows(
+    order.length,
+    (index) => {
+      const item = order[index] as Described;
+      const labels = differingLabels(item.metric, common);
+      return item.kind === "series" ? rangeRow(labels, item.stats) : instantRow(labels, item.value);
+    },
+    measure,
+  );
 }
