@@ -36,12 +36,68 @@ export interface CutValue {
   };
   resultType: string;
   result: unknown[];
-  series_stats?: {
-    common_labels: Record<string, string>;
-    columns: string[];
-    rows: unknown[][];
-    time?: number;
-  };
+  series_stats?: SeriesTableValue;
+}
+
+/** `series_stats` as written (the lean table; `time` a number in the legacy one). */
+export interface SeriesTableValue {
+  time?: number | string;
+  common_labels: Record<string, string>;
+  label_lookup?: Record<string, Record<string, Record<string, unknown>>>;
+  columns: string[];
+  same?: Record<string, unknown>;
+  rows: unknown[][];
+}
+
+function define(record: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** One series as a lean table gives it back: its labels whole, and its cells by column name (`same` included). */
+export interface TableSeries {
+  labels: Record<string, unknown>;
+  cells: Record<string, unknown>;
+}
+
+/**
+ * Every series a lean `series_stats` table stands for, in its rows' order: a collapsed row (an array in
+ * one label column) gives one series per value, labels merged from common_labels, the row and the lookup.
+ */
+export function tableSeries(table: SeriesTableValue): TableSeries[] {
+  const statistics = new Set([
+    "min",
+    "max",
+    "avg",
+    "last",
+    "samples",
+    "max_at",
+    "changed_at",
+    "before",
+    "after",
+    "ended_at",
+    "value",
+  ]);
+  const series: TableSeries[] = [];
+  for (const row of table.rows) {
+    const arrayAt = row.findIndex((cell) => Array.isArray(cell));
+    const members = arrayAt < 0 ? [undefined] : (row[arrayAt] as unknown[]);
+    for (const member of members) {
+      // Defined, not assigned: a label named __proto__ stays a label.
+      const labels: Record<string, unknown> = Object.fromEntries(Object.entries(table.common_labels));
+      const cells: Record<string, unknown> = { ...table.same };
+      table.columns.forEach((name, index) => {
+        const cell = index === arrayAt ? member : row[index];
+        if (statistics.has(name)) cells[name] = cell;
+        else if (cell !== null) define(labels, name, cell);
+      });
+      for (const [key, entries] of Object.entries(table.label_lookup ?? {})) {
+        const entry = Object.hasOwn(entries, labels[key] as string) ? entries[labels[key] as string] : {};
+        for (const [name, value] of Object.entries(entry ?? {})) define(labels, name, value);
+      }
+      series.push({ labels, cells });
+    }
+  }
+  return series;
 }
 
 /** Streams an answer's elements into a collector, as the data plane does, and finishes it. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ListCollector } from "../../src/results/entryList.js";
 import type { Budget } from "../../src/results/fit.js";
 import { metricNamesSpec } from "../../src/results/metricNames.js";
-import { parseSample, rounded } from "../../src/results/numbers.js";
+import { parseSample, rfc3339, rounded } from "../../src/results/numbers.js";
 import type { QueryAsked } from "../../src/results/queryResult.js";
 import type { Order } from "../../src/results/ranking.js";
 import { type Ranking, Selection } from "../../src/results/selection.js";
@@ -17,6 +17,8 @@ import {
   type RangeSeries,
   rendered,
   sameStatistic,
+  type TableSeries,
+  tableSeries,
   tableValue,
   vectorAnswer,
 } from "../helpers/cutResults.js";
@@ -55,54 +57,63 @@ function labelsKey(labels: Record<string, unknown>): string {
 
 /** The series of a row: its labels merged with the table's common labels. */
 function rowLabels(value: CutValue, row: unknown[]): Record<string, unknown> {
-  return { ...value.series_stats?.common_labels, ...(row[0] as Record<string, unknown>) };
+  const table = value.series_stats;
+  if (table === undefined) return {};
+  return tableSeries({ ...table, rows: [row] })[0]?.labels ?? {};
 }
 
 describe("a cut range result", () => {
   it("stays within the budget, says so first, and its table reconstructs and describes every series exactly", async () => {
     const counts = { cut: 0, whole: 0, tableWhole: 0, tableCut: 0 };
     const property = fc.asyncProperty(matrixAnswer(RANGE), budgets, orders, async (data, budget, order) => {
-      const asked: QueryAsked = { query: "metric_total", range: RANGE, order };
+      const asked: QueryAsked = { query: "metric_total", range: RANGE, order, form: "compact" };
       const { texts, json, structured } = await rendered(data, budget, asked);
       expect(json).toEqual(structured);
       expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
       expect(Buffer.byteLength(texts.join(""))).toBeLessThanOrEqual(budget.bytes);
+      const table = json.series_stats;
       if (json.truncated === undefined) {
         counts.whole++;
-        expect(json).toEqual(data);
-        return;
+        const { series_stats: _, ...answer } = json;
+        expect(answer).toEqual(data);
+        // Every answer of more than one series carries its table, whole or cut.
+        expect(table === undefined).toBe(data.result.length < 2);
+        if (table === undefined) return;
+      } else {
+        counts.cut++;
+        // The marker and its note come first: a client trimming the text from the end keeps them.
+        expect(texts[0]?.startsWith('{"truncated":{"note":"')).toBe(true);
+        expect(texts).toHaveLength(1);
       }
-      counts.cut++;
-      // The marker and its note come first: a client trimming the text from the end keeps them.
-      expect(texts[0]?.startsWith('{"truncated":{"note":"')).toBe(true);
-      expect(texts).toHaveLength(1);
-      const table = json.series_stats;
       if (table === undefined) throw new Error("a cut range result has series_stats");
-      expect(table.columns).toEqual(["labels", "min", "max", "avg", "last", "samples", "max_at"]);
+      const numbers = ["min", "max", "avg", "last", "samples", "max_at", "changed_at", "before", "after"];
+      expect(
+        [...table.columns, ...Object.keys(table.same ?? {})].filter((name) => numbers.includes(name)).sort(),
+      ).toEqual([...numbers].sort());
       const series = byLabels(data);
-      const missing = json.truncated.rows_missing ?? 0;
-      expect(table.rows.length + missing).toBe(data.result.length);
+      const missing = json.truncated?.rows_missing ?? 0;
+      const rows = tableSeries(table);
+      expect(rows.length + missing).toBe(data.result.length);
       if (missing === 0) counts.tableWhole++;
       else counts.tableCut++;
       const seen = new Set<string>();
-      for (const row of table.rows) {
-        const key = labelsKey(rowLabels(json, row));
+      for (const { labels, cells } of rows) {
+        const key = labelsKey(labels);
         const original = series.get(key);
         if (original === undefined) throw new Error(`row ${key} names no series`);
         expect(seen.has(key)).toBe(false);
         seen.add(key);
         const want = plainStats(original.values);
-        const [, min, max, avg, last, samples, maxAt] = row;
-        expect(sameStatistic(tableValue(min), want.min)).toBe(true);
-        expect(sameStatistic(tableValue(max), want.max)).toBe(true);
+        expect(sameStatistic(tableValue(cells.min), want.min)).toBe(true);
+        expect(sameStatistic(tableValue(cells.max), want.max)).toBe(true);
         // A mean of samples of both signs cancels: any summation is exact only to a few units in the
         // last place of the largest sample, per sample (e.g. 0, 999999999993.65, -999999999997.46).
         const largest = Math.max(0, ...original.values.map(([, text]) => Math.abs(parseSample(text))));
         const summationError = Number.isFinite(largest) ? want.samples * Number.EPSILON * largest : 0;
-        expect(sameStatistic(tableValue(avg), want.avg, 1e-9, summationError)).toBe(true);
-        expect(sameStatistic(tableValue(last), want.last)).toBe(true);
-        expect(samples).toBe(want.samples);
-        expect(maxAt).toBe(Number.isNaN(want.maxAt) ? null : want.maxAt);
+        expect(sameStatistic(tableValue(cells.avg), want.avg, 1e-9, summationError)).toBe(true);
+        expect(sameStatistic(tableValue(cells.last), want.last)).toBe(true);
+        expect(cells.samples).toBe(want.samples);
+        expect(cells.max_at).toBe(Number.isNaN(want.maxAt) ? null : rfc3339(want.maxAt));
       }
     });
     await checkBranches(property, 250, counts);
@@ -126,7 +137,7 @@ describe("a cut range result", () => {
         const { json } = await rendered(
           data,
           { tokens, bytes: 1_000_000 },
-          { query: "m", range, order: "unusual" },
+          { query: "m", range, order: "unusual", form: "compact" },
         );
         if (json.truncated === undefined) return;
         const width = json.truncated.downsampled?.returned_step_seconds ?? range.step;
@@ -237,8 +248,8 @@ describe("the order of a cut", () => {
       // Tight enough that a vector of a dozen samples is cut too.
       const budget = { tokens: instant ? 300 : 4_000, bytes: 1_000_000 };
       const asked: QueryAsked = instant
-        ? { query: "q", time: TIME, order: "unusual", limit: 3 }
-        : { query: "q", range: RANGE, order: "unusual" };
+        ? { query: "q", time: TIME, order: "unusual", form: "compact", limit: 3 }
+        : { query: "q", range: RANGE, order: "unusual", form: "compact" };
       const { json } = await rendered(data, budget, asked);
       if (json.truncated === undefined) throw new Error("the planted group was not cut");
       if (up) counts.up++;
@@ -258,11 +269,14 @@ describe("the order of a cut", () => {
         const { json } = await rendered(
           data,
           { tokens: 3_000, bytes: 1_000_000 },
-          { query: "m", range: RANGE, order },
+          { query: "m", range: RANGE, order, form: "compact" },
         );
         if (json.truncated === undefined) return;
-        const keyOf = (row: unknown[]) => (order === "highest" ? tableValue(row[2]) : -tableValue(row[1]));
-        const keys = (json.series_stats?.rows ?? []).map(keyOf);
+        const table = json.series_stats;
+        if (table === undefined) throw new Error("a cut answer has series_stats");
+        const keyOf = ({ cells }: TableSeries) =>
+          order === "highest" ? tableValue(cells.max) : -tableValue(cells.min);
+        const keys = tableSeries(table).map(keyOf);
         for (let i = 1; i < keys.length; i++) {
           const [a, b] = [keys[i - 1] as number, keys[i] as number];
           if (Number.isNaN(a)) expect(Number.isNaN(b)).toBe(true);
@@ -286,11 +300,14 @@ describe("a cut instant vector", () => {
           query: "up",
           time: TIME,
           order: "unusual",
+          form: "compact",
           limit,
         });
         expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
         if (json.truncated === undefined) {
-          expect(json).toEqual(data);
+          const { series_stats: table, ...answer } = json;
+          expect(answer).toEqual(data);
+          expect(table === undefined).toBe(data.result.length < 2);
           return;
         }
         counts.cut++;
@@ -301,19 +318,20 @@ describe("a cut instant vector", () => {
         for (const sample of json.result) expect(data.result).toContainEqual(sample);
         const table = json.series_stats;
         if (table === undefined) throw new Error("a cut vector has series_stats");
-        expect(table.columns).toEqual(["labels", "value"]);
-        expect(table.rows.length + (json.truncated.rows_missing ?? 0)).toBe(data.result.length);
+        expect([...table.columns, ...Object.keys(table.same ?? {})]).toContain("value");
+        const rows = tableSeries(table);
+        expect(rows.length + (json.truncated.rows_missing ?? 0)).toBe(data.result.length);
         const samples = new Map(
           (data.result as unknown as Array<{ metric: Record<string, string>; value: [number, string] }>).map(
             (s) => [labelsKey(s.metric), s.value[1]],
           ),
         );
-        for (const row of table.rows) {
-          const text = samples.get(labelsKey(rowLabels(json, row)));
+        for (const { labels, cells } of rows) {
+          const text = samples.get(labelsKey(labels));
           if (text === undefined) throw new Error("a row names no sample");
-          expect(sameStatistic(tableValue(row[1]), parseSample(text))).toBe(true);
+          expect(sameStatistic(tableValue(cells.value), parseSample(text))).toBe(true);
         }
-        if (table.rows.length > 0) expect(table.time).toBe(TIME);
+        if (table.rows.length > 0) expect(table.time).toBe(rfc3339(TIME));
       },
     );
     await checkBranches(property, 200, counts);
@@ -325,7 +343,12 @@ describe("the indented layout (PYTHON_COMPAT)", () => {
     const counts = { cut: 0 };
     const property = fc.asyncProperty(matrixAnswer(RANGE, 20), async (data) => {
       const budget: Budget = { tokens: 6_000, bytes: 1_000_000 };
-      const { texts, json } = await rendered(data, budget, { query: "m", range: RANGE, order: "highest" }, 2);
+      const { texts, json } = await rendered(
+        data,
+        budget,
+        { query: "m", range: RANGE, order: "highest", form: "compact" },
+        2,
+      );
       expect(texts[0]).toBe(JSON.stringify(json, null, 2));
       expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
       if (json.truncated === undefined) return;

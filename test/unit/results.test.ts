@@ -5,7 +5,7 @@ import type { Fittable } from "../../src/results/fit.js";
 import { ranked, unusualness } from "../../src/results/ranking.js";
 import { estimateTokens, TokenTally } from "../../src/results/tokens.js";
 import { renderToolResult } from "../../src/server.js";
-import { type QueryData, rendered } from "../helpers/cutResults.js";
+import { type QueryData, rendered, tableSeries } from "../helpers/cutResults.js";
 
 const TIME = 1_700_000_000;
 
@@ -27,7 +27,12 @@ describe("regressions of the byte budget's arithmetic", () => {
     };
     expect(Buffer.byteLength(JSON.stringify(data))).toBeGreaterThan(100_000);
     const budget = { tokens: 20_000, bytes: 1_000_000 };
-    const { texts, json } = await rendered(data, budget, { query: "q", time: TIME, order: "unusual" });
+    const { texts, json } = await rendered(data, budget, {
+      query: "q",
+      time: TIME,
+      order: "unusual",
+      form: "compact",
+    });
     expect(json.truncated?.cut_by).toBe("size");
     expect(json.result.length).toBeGreaterThanOrEqual(10);
     expect(json.series_stats?.rows.length).toBeGreaterThan(300);
@@ -49,7 +54,12 @@ describe("regressions of the byte budget's arithmetic", () => {
     };
     const range = { start: TIME, end: TIME + 86_400, step: 60 };
     const budget = { tokens: 20_000, bytes: 1_000_000 };
-    const { texts, json } = await rendered(data, budget, { query: "cpu", range, order: "highest" }, 2);
+    const { texts, json } = await rendered(
+      data,
+      budget,
+      { query: "cpu", range, order: "highest", form: "compact" },
+      2,
+    );
     expect(texts[0]).toBe(JSON.stringify(json, null, 2));
     expect(json.result.length).toBeGreaterThanOrEqual(10);
     expect(json.series_stats?.rows).toHaveLength(60);
@@ -129,7 +139,7 @@ describe("more series than are described", () => {
       })),
     };
     const range = { start: TIME, end: TIME + 120, step: 60 };
-    const asked = { query: "q", range, order: "unusual" } as const;
+    const asked = { query: "q", range, order: "unusual", form: "compact" } as const;
     const description = new Description(asked, { tokens: 20_000, bytes: 1_000_000 });
     for (const series of data.result) description.add(series);
     const described = description.result("series");
@@ -138,7 +148,9 @@ describe("more series than are described", () => {
     const { json } = await rendered(data, { tokens: 20_000, bytes: 1_000_000 }, asked);
     const truncated = json.truncated;
     expect(truncated?.total.series).toBe(count);
-    expect((json.series_stats?.rows.length ?? 0) + (truncated?.rows_missing ?? 0)).toBe(count);
+    // A collapsed row stands for each series it lists.
+    const table = json.series_stats;
+    expect((table ? tableSeries(table).length : 0) + (truncated?.rows_missing ?? 0)).toBe(count);
     // The planted series came last and leads, its points as sent.
     const first = json.result[0] as { metric: { pod: string }; values: [number, string][] };
     expect(first.metric.pod).toBe(`pod-${planted}`);
@@ -168,9 +180,17 @@ describe("other shapes of a cut answer", () => {
       })),
     };
     const budget = { tokens: 2_000, bytes: 1_000_000 };
-    const { json, texts } = await rendered(data, budget, { query: "x[5m]", time: TIME, order: "highest" });
+    const { json, texts } = await rendered(data, budget, {
+      query: "x[5m]",
+      time: TIME,
+      order: "highest",
+      form: "compact",
+    });
     expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
-    expect(json.series_stats?.columns).toContain("max_at");
+    // max_at is a column, or written once in `same` where every row has the same.
+    expect([...(json.series_stats?.columns ?? []), ...Object.keys(json.series_stats?.same ?? {})]).toContain(
+      "max_at",
+    );
     const first = json.result[0] as { metric: { pod: string }; values: [number, string][] };
     expect(first.metric.pod).toBe("pod-39");
     // Its first and last samples are on its curve, at their times.
@@ -198,7 +218,7 @@ describe("other shapes of a cut answer", () => {
     const { json } = await rendered(
       data,
       { tokens: 3_000, bytes: 1_000_000 },
-      { query: "h", range, order: "unusual" },
+      { query: "h", range, order: "unusual", form: "compact" },
     );
     expect(json.truncated).toBeDefined();
     const first = json.result[0] as { metric: { pod: string }; histograms: Array<[number, unknown]> };
