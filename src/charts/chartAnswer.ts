@@ -5,7 +5,8 @@ import type { QueryRange } from "../results/curves.js";
 import type { Labels } from "../results/labelSets.js";
 import type { QueryResult, QueryResultCollector } from "../results/queryResult.js";
 import { asSeries } from "../results/series.js";
-import { commonLabels, differingLabels, RANGE_COLUMNS, rangeRow } from "../results/table.js";
+import { Measure } from "../results/fit.js";
+import { leanTable } from "../results/leanTable.js";
 import { ChartData } from "./chartData.js";
 import type { ChartModel } from "./chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH } from "./size.js";
@@ -69,7 +70,7 @@ function labelsOf(metric: unknown): Labels {
 /**
  * What a chart shows, for the model and for the person: which series as lines (in the order drawn,
  * as their legend names them), how many more in the band, and the statistics of the series drawn as
- * lines, as the answers' own `series_stats` table (their labels whole).
+ * lines and in the band, as the answers' own `series_stats` table.
  */
 export function chartFacts(
   model: ChartModel,
@@ -77,8 +78,9 @@ export function chartFacts(
   asked: { query: string; start: number; end: number; step: number; order: string },
   pngBytes: number,
 ): Record<string, unknown> {
-  const common = commonLabels(model.drawn.map((one) => one.metric));
-  const rows = model.drawn.map((one) => rangeRow(differingLabels(one.metric, common), one.stats));
+  // The lines' rows first, then the band's: the same lean table as the query answers' (see leanTable).
+  const items = [...model.drawn, ...model.banded].map((one) => ({ kind: "series" as const, ...one }));
+  const { heading, rows } = leanTable(items, new Measure({}));
   return {
     chart: {
       query: asked.query,
@@ -94,6 +96,6 @@ export function chartFacts(
       ...(model.undrawable > 0 ? { samples_not_drawn: model.undrawable } : {}),
       image: { format: "png", width: CHART_WIDTH, height: CHART_HEIGHT, bytes: pngBytes },
     },
-    series_stats: { common_labels: common, columns: RANGE_COLUMNS, rows },
+    series_stats: { ...heading, rows: rows.first(rows.count) },
   };
 }

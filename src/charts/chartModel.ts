@@ -37,6 +37,8 @@ export interface ChartPicture {
 export interface ChartModel extends ChartPicture {
   /** The series drawn as lines, in the order drawn: their labels and statistics. */
   drawn: Array<{ metric: Labels; stats: SeriesStats }>;
+  /** The series drawn together in the band, in order: their labels and statistics, for the text's table. */
+  banded: Array<{ metric: Labels; stats: SeriesStats }>;
   /** How many samples of the lines are infinite (each marked; those of one pixel column share a mark). */
   infinitiesMarked: number;
   /** Samples not drawn: their time is not one a date holds. */
@@ -83,6 +85,7 @@ export function chartOf(
     ),
     unit: unitOf(all[0]?.metric.__name__ ?? options.title),
     drawn: shown.map(({ metric, stats }) => ({ metric, stats })),
+    banded: rest.map(({ metric, stats }) => ({ metric, stats })),
     infinitiesMarked: shown.reduce((sum, one) => sum + one.infinities, 0),
     undrawable: data.undrawable,
   };
