@@ -84,19 +84,19 @@ function differing(labels: ReadonlyArray<Record<string, unknown>>, common: Recor
 /** Whether `label` goes into the lookup under `key`: `key` determines it, and the lookup is shorter. */
 function isKeyFor(key: LabelSpread, label: LabelSpread, labels: ReadonlyArray<Record<string, unknown>>) {
   if (!key.allStrings || key.distinct.size > labels.length * MAX_KEY_SHARE) return false;
-  const valueOf = new Map<string, string>();
+  const cellOfKey = new Map<string, string>();
   let columnChars = 0;
   for (const metric of labels) {
     const cell = Object.hasOwn(metric, label.name) ? JSON.stringify(metric[label.name]) : "null";
     columnChars += (cell?.length ?? 4) + 1;
     const keyValue = metric[key.name] as string;
-    const known = valueOf.get(keyValue);
-    if (known === undefined) valueOf.set(keyValue, cell ?? "null");
+    const known = cellOfKey.get(keyValue);
+    if (known === undefined) cellOfKey.set(keyValue, cell ?? "null");
     else if (known !== cell) return false;
   }
   // Each entry writes `"label":value,` beside the key value's entry, which the first label pays for.
   let lookupChars = 0;
-  for (const [keyValue, cell] of valueOf) {
+  for (const [keyValue, cell] of cellOfKey) {
     lookupChars += JSON.stringify(label.name).length + cell.length + 2 + JSON.stringify(keyValue).length + 4;
   }
   return lookupChars < columnChars;

@@ -12,8 +12,9 @@ import {
   type MatrixSeries,
 } from "../../src/charts/chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH, renderPng } from "../../src/charts/render.js";
+import { Measure } from "../../src/results/fit.js";
+import { leanTable } from "../../src/results/leanTable.js";
 import { SeriesStats } from "../../src/results/stats.js";
-import { rangeRow } from "../../src/results/table.js";
 
 // What PlotRangeQuery keeps of an answer (src/charts/chartData.ts): per series its statistics, exactly,
 // and per pixel column its lowest and highest sample, whatever the number of points sent.
@@ -98,13 +99,16 @@ describe("a chart's answer, reduced while read", () => {
       chart: { infinities_marked: number };
       series_stats: { rows: unknown[][] };
     };
-    const rows = model.drawn.map(({ metric }) => {
+    // The lines' rows, then the band's, each from every sample of its series.
+    const items = [...model.drawn, ...model.banded].map(({ metric }) => {
       const one = series.find((candidate) => candidate.metric === metric) as MatrixSeries;
       const stats = new SeriesStats();
       for (const [time, text] of one.values) stats.add(time, text === "+Inf" ? Infinity : Number(text));
-      return rangeRow({ pod: metric.pod }, stats);
+      return { kind: "series" as const, metric, stats };
     });
-    expect(facts.series_stats.rows).toStrictEqual(rows);
+    expect(items).toHaveLength(12);
+    const { rows } = leanTable(items, new Measure({}));
+    expect(facts.series_stats.rows).toStrictEqual(rows.first(rows.count));
     // Every infinite sample of the lines is counted, though marks of one column are one mark.
     expect(facts.chart.infinities_marked).toBe(10);
   });
@@ -192,11 +196,13 @@ describe("what a chart draws of text from the monitored system is bounded", () =
       { query: "q", start: START, end: START, step: 1, order: "unusual" },
       1,
     ) as {
-      series_stats: { rows: Array<[Record<string, string>]> };
+      series_stats: { columns: string[]; rows: Array<Array<string | string[]>> };
     };
-    expect(facts.series_stats.rows.map(([labels]) => labels.joined?.length)).toStrictEqual([
-      120_001, 120_001, 120_001,
-    ]);
+    // Alike but for that label, the three share one row, which lists their values.
+    const joined = facts.series_stats.columns.indexOf("joined");
+    expect(
+      facts.series_stats.rows.flatMap((row) => [row[joined] ?? []].flat().map((value) => value.length)),
+    ).toStrictEqual([120_001, 120_001, 120_001]);
   });
 
   it("numbers entries a cut makes alike", () => {
