@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "../src/charts/thresholdLimits.js";
 import { hasLoneSurrogate } from "../src/json.js";
 import { WORKSPACE_ID_FORM, WORKSPACE_ID_MAX_LENGTH } from "../src/prometheus/access.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
@@ -229,6 +230,67 @@ export const chartTitle = z
   .nullable()
   .optional()
   .describe("The chart's title (default: the query).");
+
+const THRESHOLD_FORMS = `a list of at most ${MAX_THRESHOLDS} thresholds, each a number or {"value": 0.9, "label": "alert"}`;
+
+/** A threshold's value: a finite number (or its decimal text, as clients send numbers). */
+const thresholdValue = z
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i)
+        .transform(Number),
+    ],
+    {
+      error: "each threshold's value must be a number, e.g. 0.9",
+    },
+  )
+  .refine(Number.isFinite, { error: "each threshold's value must be a finite number" });
+
+const thresholdLabel = z
+  .string({ error: "each threshold's label must be a string" })
+  .max(MAX_THRESHOLD_LABEL_CHARS, {
+    error: `each threshold's label must be at most ${MAX_THRESHOLD_LABEL_CHARS} characters`,
+  })
+  .refine((value) => !hasLoneSurrogate(value), {
+    error: "each threshold's label must be valid Unicode text (it holds a lone surrogate)",
+  })
+  .nullable()
+  .optional();
+
+/**
+ * Horizontal lines on a chart (PlotRangeQuery): an alert's threshold, an SLO. A bare number, or a value
+ * with its label; always `{value, label?}` once parsed.
+ */
+export const chartThresholds = z
+  .array(
+    z.union(
+      [
+        thresholdValue,
+        z.strictObject(
+          { value: thresholdValue, label: thresholdLabel },
+          { error: "each threshold is a number or {value, label}: no other keys" },
+        ),
+      ],
+      {
+        error: `thresholds must be ${THRESHOLD_FORMS}`,
+      },
+    ),
+    { error: `thresholds must be ${THRESHOLD_FORMS}` },
+  )
+  .max(MAX_THRESHOLDS, { error: `thresholds takes at most ${MAX_THRESHOLDS} values` })
+  .transform((list) =>
+    list.map((item) =>
+      typeof item === "number" ? { value: item } : { value: item.value, label: item.label ?? undefined },
+    ),
+  )
+  .nullable()
+  .optional()
+  .describe(
+    'Horizontal lines to draw, e.g. [{"value": 0.9, "label": "alert"}] or [0.9]: at most 5, labels up to 40 characters, values in the query\'s own terms (0.9 for 90 % of a ratio).',
+  );
 
 /** Series selectors a call may pass in one `match`. */
 const MAX_SELECTORS = 20;
