@@ -233,21 +233,8 @@ export const chartTitle = z
 
 const THRESHOLD_FORMS = `a list of at most ${MAX_THRESHOLDS} thresholds, each a number or {"value": 0.9, "label": "alert"}`;
 
-/** A threshold's value: a finite number (or its decimal text, as clients send numbers). */
-const thresholdValue = z
-  .union(
-    [
-      z.number(),
-      z
-        .string()
-        .regex(/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i)
-        .transform(Number),
-    ],
-    {
-      error: "each threshold's value must be a number, e.g. 0.9",
-    },
-  )
-  .refine(Number.isFinite, { error: "each threshold's value must be a finite number" });
+/** A threshold's value: a finite number (JSON has no other; a wrong one gets the list's error, which names the forms). */
+const thresholdValue = z.number();
 
 const thresholdLabel = z
   .string({ error: "each threshold's label must be a string" })
@@ -289,7 +276,7 @@ export const chartThresholds = z
   .nullable()
   .optional()
   .describe(
-    'Horizontal lines to draw, e.g. [{"value": 0.9, "label": "alert"}] or [0.9]: at most 5, labels up to 40 characters, values in the query\'s own terms (0.9 for 90 % of a ratio).',
+    'Labelled horizontal lines, e.g. [{"value": 0.9, "label": "alert"}] or [0.9]: at most 5, values in the query\'s terms.',
   );
 
 /** Series selectors a call may pass in one `match`. */

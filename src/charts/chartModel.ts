@@ -186,7 +186,7 @@ export function drawnText(text: string): string {
 /**
  * How to name each series drawn: by the labels whose values differ among them
  * (`{pod="api-1", node="x"}`, the metric's name first when it differs: `up{job="a"}`), so a legend of
- * ten pods of one job does not repeat the job ten times; a series without one of them has it empty
+ * ten pods of one job does not repeat the job ten times; a series with none of them has them empty
  * (`{pod=""}`, as PromQL reads a missing label). When nothing differs (a single series), by the
  * chart's title (the query, unless the call gave one): never `{}`.
  */
@@ -199,8 +199,10 @@ function distinguishingLabels(metrics: readonly Labels[], title: string): (metri
   const others = differing.filter((name) => name !== "__name__");
   return (metric) => {
     if (differing.length === 0) return title;
-    const pairs = others.map((name) => `${name}="${metric[name] ?? ""}"`);
-    const selector = pairs.length === 0 ? "" : `{${pairs.join(", ")}}`;
-    return named ? `${metric.__name__ ?? ""}${selector}` || "{}" : selector;
+    const present = others.filter((name) => metric[name] !== undefined);
+    const name = named ? (metric.__name__ ?? "") : "";
+    const shown = present.length > 0 || name !== "" ? present : others;
+    const pairs = shown.map((label) => `${label}="${metric[label] ?? ""}"`);
+    return pairs.length === 0 ? name || '{__name__=""}' : `${name}{${pairs.join(", ")}}`;
   };
 }

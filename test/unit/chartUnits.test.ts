@@ -99,10 +99,9 @@ describe("the thresholds argument", () => {
       .error?.issues.map((issue) => issue.message)
       .join("; ");
 
-  it("takes numbers, numbers' text, and values with labels; always {value, label?} once parsed", () => {
-    expect(parse([0.9, "1e3", { value: 0.5, label: "warn" }, { value: "2" }]).data).toStrictEqual([
+  it("takes numbers, and values with labels; always {value, label?} once parsed", () => {
+    expect(parse([0.9, { value: 0.5, label: "warn" }, { value: 2 }]).data).toStrictEqual([
       { value: 0.9 },
-      { value: 1000 },
       { value: 0.5, label: "warn" },
       { value: 2, label: undefined },
     ]);
@@ -112,7 +111,9 @@ describe("the thresholds argument", () => {
 
   it.each([
     [[1, 2, 3, 4, 5, 6], /at most 5 values/],
-    [["1e999"], /finite number/],
+    [[Number.POSITIVE_INFINITY], /thresholds must be a list/],
+    [[{ value: Number.NaN }], /thresholds must be a list/],
+    [[{ label: "no value" }], /thresholds must be a list/],
     [["ninety"], /thresholds must be a list/],
     [[{ value: 1, label: "x".repeat(41) }], /at most 40 characters|thresholds must be/],
     [[{ value: 1, label: "\ud800" }], /lone surrogate|thresholds must be/],

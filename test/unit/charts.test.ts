@@ -83,20 +83,23 @@ describe("chartModel", () => {
     expect(chartModel(one, { title: "Requests", query, order: "unusual" }).lines[0]?.label).toBe("Requests");
   });
 
-  it("legend entries are the labels that differ only: the metric's name first, a missing label empty", () => {
+  it("legend entries are the labels that differ only: the metric's name first, never {}", () => {
     const at = [[START, "1"] as const];
     const model = chartModel(
       [
         { metric: { __name__: "a_total", job: "api", pod: "x" }, values: at },
         { metric: { __name__: "b_total", job: "api", pod: "y" }, values: at },
         { metric: { __name__: "b_total", job: "api" }, values: at },
+        { metric: { job: "api" }, values: at },
       ],
       { title: "t", order: "highest" },
     );
     expect(model.lines.map((line) => line.label).sort()).toStrictEqual([
       'a_total{pod="x"}',
-      'b_total{pod=""}',
+      "b_total",
       'b_total{pod="y"}',
+      // Nothing that tells it apart: the labels it lacks, empty.
+      '{pod=""}',
     ]);
   });
 
