@@ -199,7 +199,8 @@ function thresholdSeries(model: ChartPicture, axis: ValueAxis | undefined): Arra
         label: { position: "insideEndTop", color: THRESHOLD_COLOUR, fontSize: 12 },
         data: model.thresholds.map(({ value, label }) => ({
           yAxis: value,
-          label: { formatter: label ? `${label}: ${valueText(value)}` : valueText(value) },
+          // A function, not a template string: the caller's text is drawn as it is, `{b}` and all.
+          label: { formatter: () => (label ? `${label}: ${valueText(value)}` : valueText(value)) },
         })),
       },
     },
