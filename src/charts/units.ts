@@ -17,11 +17,19 @@ export type Unit = "bytes" | "bytes/s" | "seconds" | "ratio" | "percent" | "/s";
 
 type Base = "bytes" | "seconds" | "ratio" | "percent";
 
-/** A metric name with the unit it ends in, and its counter / histogram suffix. */
-const UNIT_NAME =
-  /[a-zA-Z_:][a-zA-Z0-9_:]*?_(bytes|seconds|ratio|percent)(?:_(total|sum|count|bucket))?(?![a-zA-Z0-9_:])/g;
+/**
+ * The unit a metric name ends in, and its counter / histogram suffix. Tested on each name alone (names()):
+ * every pattern here runs in time linear in the query, whatever its 20,000 characters hold.
+ */
+const UNIT_SUFFIX = /_(bytes|seconds|ratio|percent)(?:_(total|sum|count|bucket))?$/;
 /** A counter of no unit, or a histogram's count (events). */
-const COUNTER_NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*_(total|count)(?![a-zA-Z0-9_:])/;
+const COUNTER_SUFFIX = /_(?:total|count)$/;
+/** The names in an expression: metrics, functions, labels (only metrics end in a unit or a counter's suffix). */
+const NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*/g;
+
+function names(text: string): string[] {
+  return text.match(NAME) ?? [];
+}
 
 /** The unit of `query`'s values (undefined: plain numbers). */
 export function unitOfQuery(query: string): Unit | undefined {
@@ -30,7 +38,7 @@ export function unitOfQuery(query: string): Unit | undefined {
   if (factors.length === 2) {
     const [left, right] = factors as [string, string];
     const ratio = NUMBER.test(right) ? left : NUMBER.test(left) ? right : undefined;
-    const hundred = Number(NUMBER.test(right) ? right : left) === 100;
+    const hundred = Number((NUMBER.test(right) ? right : left).replace(/[\s()]/g, "")) === 100;
     return ratio !== undefined && hundred && unitOfQuotient(ratio) === "ratio" ? "percent" : undefined;
   }
   if (factors.length > 2) return undefined;
@@ -38,7 +46,9 @@ export function unitOfQuery(query: string): Unit | undefined {
 }
 
 /** A number alone (in brackets or not). */
-const NUMBER = /^\s*\(?\s*[+-]?\d[\d.e+-]*\s*\)?\s*$/i;
+const NUMBER = {
+  test: (text: string) => /^[+-]?\d[\d.e+-]*$/i.test(text.replace(/[\s()]/g, "")),
+};
 
 /** The unit of an expression of no top-level product. */
 function unitOfQuotient(expression: string): Unit | undefined {
@@ -51,12 +61,15 @@ function unitOfQuotient(expression: string): Unit | undefined {
 /** The unit of an expression of no top-level division or product. */
 function unitOfTerm(text: string): Unit | undefined {
   const perSecond = /\b(?:i?rate|deriv)\s*\(/.test(text) && !/\bhistogram_quantile\s*\(/.test(text);
-  const names = [...text.matchAll(UNIT_NAME)];
-  const bases = new Set(names.map((match) => match[1] as Base));
+  const all = names(text);
+  const units = all
+    .map((name) => UNIT_SUFFIX.exec(name))
+    .filter((match): match is RegExpExecArray => match !== null);
+  const bases = new Set(units.map((match) => match[1] as Base));
   if (bases.size > 1) return undefined;
-  if (bases.size === 0) return perSecond && COUNTER_NAME.test(text) ? "/s" : undefined;
+  if (bases.size === 0) return perSecond && all.some((name) => COUNTER_SUFFIX.test(name)) ? "/s" : undefined;
   const base = [...bases][0] as Base;
-  const suffix = names[0]?.[2];
+  const suffix = units[0]?.[2];
   if (!perSecond) return suffix === "count" ? undefined : (base as Unit);
   if (suffix === "count") return "/s";
   return base === "bytes" ? "bytes/s" : undefined;
@@ -66,7 +79,9 @@ function unitOfTerm(text: string): Unit | undefined {
 function quotient(top: string, bottom: string): Unit | undefined {
   if (NUMBER.test(bottom)) return unitOfTerm(top);
   const family = (text: string, suffix: string) =>
-    new RegExp(`([a-zA-Z_:][a-zA-Z0-9_:]*)_${suffix}(?![a-zA-Z0-9_:])`).exec(text)?.[1];
+    names(text)
+      .find((name) => name.endsWith(`_${suffix}`))
+      ?.slice(0, -suffix.length - 1);
   const sum = family(top, "sum");
   if (sum !== undefined && sum === family(bottom, "count")) return unitOfTerm(sum);
   const [over, under] = [unitOfTerm(top), unitOfTerm(bottom)];
@@ -79,10 +94,13 @@ function withoutStrings(query: string): string {
   return query.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""');
 }
 
+const MAX_UNWRAPS = 8;
+
 /** `text` without the brackets around all of it: `((a / b))` is `a / b`. */
 function unwrapped(text: string): string {
   let inner = text.trim();
-  while (inner.startsWith("(") && inner.endsWith(")")) {
+  // A few brackets deep at most: each look is linear in the text.
+  for (let depth = 0; depth < MAX_UNWRAPS && inner.startsWith("(") && inner.endsWith(")"); depth++) {
     const body = inner.slice(1, -1);
     if (!balanced(body)) break;
     inner = body.trim();
