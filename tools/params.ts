@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "../src/charts/thresholdLimits.js";
 import { hasLoneSurrogate } from "../src/json.js";
 import { WORKSPACE_ID_FORM, WORKSPACE_ID_MAX_LENGTH } from "../src/prometheus/access.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
@@ -238,6 +239,54 @@ export const chartTitle = z
   .nullable()
   .optional()
   .describe("The chart's title (default: the query).");
+
+const THRESHOLD_FORMS = `a list of at most ${MAX_THRESHOLDS} thresholds, each a number or {"value": 0.9, "label": "alert"}`;
+
+/** A threshold's value: a finite number (JSON has no other; a wrong one gets the list's error, which names the forms). */
+const thresholdValue = z.number();
+
+const thresholdLabel = z
+  .string({ error: "each threshold's label must be a string" })
+  .max(MAX_THRESHOLD_LABEL_CHARS, {
+    error: `each threshold's label must be at most ${MAX_THRESHOLD_LABEL_CHARS} characters`,
+  })
+  .refine((value) => !hasLoneSurrogate(value), {
+    error: "each threshold's label must be valid Unicode text (it holds a lone surrogate)",
+  })
+  .nullable()
+  .optional();
+
+/**
+ * Horizontal lines on a chart (PlotRangeQuery): an alert's threshold, an SLO. A bare number, or a value
+ * with its label; always `{value, label?}` once parsed.
+ */
+export const chartThresholds = z
+  .array(
+    z.union(
+      [
+        thresholdValue,
+        z.strictObject(
+          { value: thresholdValue, label: thresholdLabel },
+          { error: "each threshold is a number or {value, label}: no other keys" },
+        ),
+      ],
+      {
+        error: `thresholds must be ${THRESHOLD_FORMS}`,
+      },
+    ),
+    { error: `thresholds must be ${THRESHOLD_FORMS}` },
+  )
+  .max(MAX_THRESHOLDS, { error: `thresholds takes at most ${MAX_THRESHOLDS} values` })
+  .transform((list) =>
+    list.map((item) =>
+      typeof item === "number" ? { value: item } : { value: item.value, label: item.label ?? undefined },
+    ),
+  )
+  .nullable()
+  .optional()
+  .describe(
+    'Labelled horizontal lines, e.g. [{"value": 0.9, "label": "alert"}] or [0.9]: at most 5, values in the query\'s terms.',
+  );
 
 /** Series selectors a call may pass in one `match`. */
 const MAX_SELECTORS = 20;

@@ -92,6 +92,8 @@ export function chartFacts(
       lines: model.lines.map((line) => line.label),
       in_band: model.others?.count ?? 0,
       infinities_marked: model.infinitiesMarked,
+      // The threshold lines drawn (values as asked), only when some were.
+      ...(model.thresholds.length > 0 ? { thresholds: model.thresholds } : {}),
       // An odd upstream's samples at times no date holds: in series_stats, not on the time axis.
       ...(model.undrawable > 0 ? { samples_not_drawn: model.undrawable } : {}),
       image: { format: "png", width: CHART_WIDTH, height: CHART_HEIGHT, bytes: pngBytes },

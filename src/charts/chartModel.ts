@@ -3,6 +3,8 @@ import { type Order, ranked } from "../results/ranking.js";
 import type { SeriesStats } from "../results/stats.js";
 import { cutText } from "../text.js";
 import { type Band, ChartData, type ChartPoint, type ChartSeries } from "./chartData.js";
+import { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "./thresholdLimits.js";
+import { type Unit, unitOfQuery } from "./units.js";
 
 export { type ChartPoint, sampleValue } from "./chartData.js";
 
@@ -29,8 +31,17 @@ export interface ChartPicture {
   others: ({ count: number } & Band) | undefined;
   /** Infinite samples: marked on the chart, never plotted as values. */
   infinities: Array<{ label: string; time: number; sign: 1 | -1 }>;
-  /** The y axis's unit where the metric's name says it (`_bytes`, `_seconds`, a ratio). */
+  /** The y axis's unit where the query's metric names say it (units.ts). */
   unit: Unit | undefined;
+  /** Horizontal lines at given values, each labelled (at most MAX_THRESHOLDS, labels drawn as text). */
+  thresholds: Threshold[];
+}
+
+/** A horizontal line across the chart: an alert's threshold, an SLO. */
+export interface Threshold {
+  value: number;
+  /** Up to MAX_THRESHOLD_LABEL_CHARS characters, from the caller (untrusted: drawn as text only). */
+  label?: string | undefined;
 }
 
 /** What one chart draws, in the order it draws it, and what its text says of the series drawn. */
@@ -45,7 +56,7 @@ export interface ChartModel extends ChartPicture {
   undrawable: number;
 }
 
-export type Unit = "bytes" | "seconds" | "ratio" | "percent";
+export type { Unit } from "./units.js";
 
 /** A legend of more lines than this is no longer read: the rest are drawn faintly, as a band. */
 export const MAX_LABELLED_LINES = 10;
@@ -53,16 +64,23 @@ export const MAX_LABELLED_LINES = 10;
 export const MAX_LEGEND_CHARS = 60;
 /** The title's most characters: one line across the chart. */
 export const MAX_TITLE_CHARS = 100;
+export { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "./thresholdLimits.js";
+
+export interface ChartOptions {
+  title: string;
+  order: Order;
+  limit?: number | undefined;
+  /** The query drawn: the unit is read from it (default: from the first series' metric name). */
+  query?: string | undefined;
+  thresholds?: readonly Threshold[] | undefined;
+}
 
 /**
  * The chart of a range query's series, as read (ChartData): the first MAX_LABELLED_LINES in `order`
  * (most unusual first by default, as the answers rank them) as lines, the rest (up to `limit` series
  * in all) as one faint band with their count.
  */
-export function chartOf(
-  data: ChartData,
-  options: { title: string; order: Order; limit?: number | undefined },
-): ChartModel {
+export function chartOf(data: ChartData, options: ChartOptions): ChartModel {
   const all = data.series;
   const positions = ranked(
     all.map((one) => one.features),
@@ -74,7 +92,10 @@ export function chartOf(
     .map((position) => all[position] as ChartSeries);
   const shown = ordered.slice(0, MAX_LABELLED_LINES);
   const rest = ordered.slice(MAX_LABELLED_LINES);
-  const label = distinguishingLabels(shown.map(({ metric }) => metric));
+  const label = distinguishingLabels(
+    shown.map(({ metric }) => metric),
+    options.title,
+  );
   const labels = legendEntries(shown.map(({ metric }) => label(metric)));
   return {
     title: cutText(drawnText(options.title), MAX_TITLE_CHARS),
@@ -83,7 +104,14 @@ export function chartOf(
     infinities: shown.flatMap((one, index) =>
       data.infinities(one).map((mark) => ({ label: labels[index] as string, ...mark })),
     ),
-    unit: unitOf(all[0]?.metric.__name__ ?? options.title),
+    unit: unitOfQuery(options.query ?? all[0]?.metric.__name__ ?? ""),
+    thresholds: (options.thresholds ?? [])
+      .filter(({ value }) => Number.isFinite(value))
+      .slice(0, MAX_THRESHOLDS)
+      .map(({ value, label }) => ({
+        value,
+        ...(label ? { label: cutMiddle(drawnText(label), MAX_THRESHOLD_LABEL_CHARS) } : {}),
+      })),
     drawn: shown.map(({ metric, stats }) => ({ metric, stats })),
     banded: rest.map(({ metric, stats }) => ({ metric, stats })),
     infinitiesMarked: shown.reduce((sum, one) => sum + one.infinities, 0),
@@ -95,10 +123,7 @@ export function chartOf(
  * The chart of `series` given whole (tests, the benchmark): read as PlotRangeQuery reads an answer,
  * over the range their samples span, at the smallest step between two of them.
  */
-export function chartModel(
-  series: readonly MatrixSeries[],
-  options: { title: string; order: Order; limit?: number | undefined },
-): ChartModel {
+export function chartModel(series: readonly MatrixSeries[], options: ChartOptions): ChartModel {
   const data = new ChartData(rangeOf(series));
   for (const one of series) data.add(one.metric, one.values);
   return chartOf(data, options);
@@ -162,29 +187,25 @@ export function drawnText(text: string): string {
 }
 
 /**
- * How to name each series drawn: by the labels whose values differ among them (`{pod="a", node="x"}`),
- * so a legend of ten pods of one job does not repeat the job ten times; by the metric's name, or `{}`,
- * when nothing differs.
+ * How to name each series drawn: by the labels whose values differ among them
+ * (`{pod="api-1", node="x"}`, the metric's name first when it differs: `up{job="a"}`), so a legend of
+ * ten pods of one job does not repeat the job ten times; a series with none of them has them empty
+ * (`{pod=""}`, as PromQL reads a missing label). When nothing differs (a single series), by the
+ * chart's title (the query, unless the call gave one): never `{}`.
  */
-function distinguishingLabels(metrics: readonly Labels[]): (metric: Labels) => string {
+function distinguishingLabels(metrics: readonly Labels[], title: string): (metric: Labels) => string {
   const names = new Set(metrics.flatMap((metric) => Object.keys(metric)));
   const differing = [...names]
     .filter((name) => new Set(metrics.map((metric) => metric[name] ?? "")).size > 1)
     .sort();
+  const named = differing.includes("__name__");
+  const others = differing.filter((name) => name !== "__name__");
   return (metric) => {
-    if (differing.length === 0) return metric.__name__ ?? "{}";
-    const pairs = differing
-      .filter((name) => metric[name] !== undefined)
-      .map((name) => `${name}="${metric[name]}"`);
-    return `{${pairs.join(", ")}}`;
+    if (differing.length === 0) return title;
+    const present = others.filter((name) => metric[name] !== undefined);
+    const name = named ? (metric.__name__ ?? "") : "";
+    const shown = present.length > 0 || name !== "" ? present : others;
+    const pairs = shown.map((label) => `${label}="${metric[label] ?? ""}"`);
+    return pairs.length === 0 ? name || '{__name__=""}' : `${name}{${pairs.join(", ")}}`;
   };
-}
-
-/** The unit a metric's name states, by Prometheus's naming conventions. */
-export function unitOf(name: string): Unit | undefined {
-  if (/_bytes(_total|_sum|_count|_bucket)?\b/.test(name)) return "bytes";
-  if (/_seconds(_total|_sum|_count|_bucket)?\b/.test(name)) return "seconds";
-  if (/_ratio\b/.test(name)) return "ratio";
-  if (/_percent\b/.test(name)) return "percent";
-  return undefined;
 }

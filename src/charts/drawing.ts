@@ -119,8 +119,10 @@ async function drawInWorker(picture: ChartPicture, context: RequestContext): Pro
     // While it draws, the worker holds the process open: a script awaiting its chart gets it.
     drawing.ref();
     // The picture alone: the drawn series' labels and statistics stay here, for the text.
-    const { title, lines, others, infinities, unit } = picture;
-    drawing.postMessage({ picture: { title, lines, others, infinities, unit } } satisfies RenderRequest);
+    const { title, lines, others, infinities, unit, thresholds } = picture;
+    drawing.postMessage({
+      picture: { title, lines, others, infinities, unit, thresholds },
+    } satisfies RenderRequest);
   });
 }
 

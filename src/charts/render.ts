@@ -1,6 +1,7 @@
 import { rendererAssets } from "./assets.js";
-import type { ChartPicture, Unit } from "./chartModel.js";
+import type { ChartPicture } from "./chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH } from "./size.js";
+import { type ValueAxis, valueAxis } from "./valueAxis.js";
 
 export { CHART_HEIGHT, CHART_WIDTH } from "./size.js";
 
@@ -53,6 +54,7 @@ async function loadRenderer(): Promise<Renderer> {
     charts.LineChart,
     charts.ScatterChart,
     components.GridComponent,
+    components.MarkLineComponent,
     components.LegendComponent,
     components.TitleComponent,
     renderers.SVGRenderer,
@@ -87,19 +89,46 @@ async function loadRenderer(): Promise<Renderer> {
   };
 }
 
+/**
+ * The lines' colours: Okabe & Ito's palette for colour-vision deficiencies ("Color Universal Design",
+ * https://jfly.uni-koeln.de/color/, 2008), its yellow (#F0E442) left out, too light to see on white.
+ * Seven colours; the eighth line on repeats them dashed, so no two lines look alike.
+ */
+const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"];
+/** Dash patterns (pixels on, off) of the lines whose colour repeats, one per round of the palette. */
+const DASHES: ReadonlyArray<number[] | "solid"> = ["solid", [8, 4], [2, 3]];
+/** The ±Inf marks (triangles, told apart from lines by their shape). */
+const INFINITY_COLOUR = "#B2182B";
+/** The band of the series after the lines. */
+const BAND_COLOUR = "#9e9e9e";
+/** Threshold lines: dark grey, long dashes, their label at the right end. */
+const THRESHOLD_COLOUR = "#404040";
+
 /** The ECharts option that draws `model`. */
 function optionOf(model: ChartPicture): Record<string, unknown> {
   const extent = finiteExtent(model);
+  const axis = valueAxis(extent.low, extent.high, model.unit);
   const legend = [
     ...model.lines.map((line) => line.label),
-    ...(model.others ? [othersName(model.others.count)] : []),
+    // The band's entry: a grey square, as the band is drawn.
+    ...(model.others
+      ? [
+          {
+            name: othersName(model.others.count),
+            icon: "rect",
+            itemStyle: { opacity: 0.3, color: BAND_COLOUR },
+          },
+        ]
+      : []),
   ];
-  const lines = model.lines.map((line) => ({
+  const lines = model.lines.map((line, index) => ({
     type: "line",
     name: line.label,
     showSymbol: false,
+    symbol: "none",
     connectNulls: false,
-    lineStyle: { width: 1.5 },
+    color: PALETTE[index % PALETTE.length],
+    lineStyle: { width: 2, type: DASHES[Math.floor(index / PALETTE.length) % DASHES.length] },
     data: line.points,
   }));
   const band = model.others === undefined ? [] : bandSeries(model.others);
@@ -112,27 +141,70 @@ function optionOf(model: ChartPicture): Record<string, unknown> {
             name: "±Inf",
             symbol: "triangle",
             symbolSize: 9,
-            itemStyle: { color: "#d62728" },
+            itemStyle: { color: INFINITY_COLOUR },
             // At the top (+Inf) or bottom (-Inf) of the finite values drawn: marked, never plotted as a value.
             data: model.infinities.map(({ time, sign }) => [time, sign > 0 ? extent.high : extent.low]),
           },
         ];
   return {
     animation: false,
+    // Ticks on UTC's hours and days, as the labels write them.
+    useUTC: true,
     textStyle: { fontFamily: FONT_FAMILY },
     title: { text: model.title, left: "center", textStyle: { fontSize: 16, fontWeight: "normal" } },
-    legend: { type: "plain", bottom: 0, textStyle: { fontSize: LEGEND_FONT_PX }, data: legend },
-    // Room below the plot for the time axis and the legend's rows.
-    grid: { left: 70, right: 30, top: 45, bottom: 40 + LEGEND_ROW_PX * legendRows(legend) },
-    xAxis: { type: "time", axisLabel: { formatter: utcLabel, hideOverlap: true } },
-    yAxis: {
-      type: "value",
-      scale: true,
-      name: unitName(model.unit),
-      axisLabel: { formatter: valueLabel(model.unit) },
+    legend: {
+      type: "plain",
+      bottom: 0,
+      textStyle: { fontSize: LEGEND_FONT_PX },
+      // Each entry's icon is its line (dashes shown), without the symbol ECharts puts on it.
+      itemWidth: LEGEND_ICON_PX,
+      itemStyle: { opacity: 0 },
+      data: legend,
     },
-    series: [...band, ...lines, ...marks],
+    // Room below the plot for the time axis and the legend's rows, right of it for "UTC".
+    grid: { left: 80, right: 50, top: 45, bottom: 40 + LEGEND_ROW_PX * legendRows(legend) },
+    xAxis: {
+      type: "time",
+      name: "UTC",
+      nameGap: 8,
+      nameTextStyle: { fontSize: 12, color: "#333" },
+      axisLabel: { formatter: utcLabel, hideOverlap: true },
+    },
+    yAxis: yAxisOf(axis),
+    series: [...band, ...lines, ...marks, ...thresholdSeries(model, axis)],
   };
+}
+
+/** The value axis: its bounds and ticks in the unit (valueAxis.ts), else ECharts's own. */
+function yAxisOf(axis: ValueAxis | undefined): Record<string, unknown> {
+  if (axis === undefined) return { type: "value", scale: true };
+  const { min, max, interval, label } = axis;
+  return { type: "value", min, max, interval, axisLabel: { formatter: label } };
+}
+
+/** The threshold lines, on a series of their own (no legend entry): each labelled with its value. */
+function thresholdSeries(model: ChartPicture, axis: ValueAxis | undefined): Array<Record<string, unknown>> {
+  if (model.thresholds.length === 0) return [];
+  const valueText = (value: number) => axis?.label(value) ?? String(value);
+  return [
+    {
+      type: "line",
+      name: "thresholds",
+      data: [],
+      silent: true,
+      markLine: {
+        silent: true,
+        symbol: "none",
+        lineStyle: { color: THRESHOLD_COLOUR, type: [10, 5], width: 1.5 },
+        label: { position: "insideEndTop", color: THRESHOLD_COLOUR, fontSize: 12 },
+        data: model.thresholds.map(({ value, label }) => ({
+          yAxis: value,
+          // A function, not a template string: the caller's text is drawn as it is, `{b}` and all.
+          label: { formatter: () => (label ? `${label}: ${valueText(value)}` : valueText(value)) },
+        })),
+      },
+    },
+  ];
 }
 
 /** The lowest and highest finite value drawn (0 and 1 when there is none). */
@@ -143,6 +215,8 @@ function finiteExtent(model: ChartPicture): { low: number; high: number } {
     ...model.lines.flatMap((line) => line.points),
     ...(model.others?.low ?? []),
     ...(model.others?.high ?? []),
+    // The thresholds are on the chart too, however far from the series.
+    ...model.thresholds.map(({ value }): [number, number] => [0, value]),
   ];
   for (const [, value] of points) {
     if (value === null) continue;
@@ -158,11 +232,13 @@ function othersName(count: number): string {
 
 const LEGEND_FONT_PX = 11;
 const LEGEND_ROW_PX = 22;
-/** A legend entry's room besides its text: the icon, and the gap to the next. */
-const LEGEND_ENTRY_PX = 25 + 10;
+const LEGEND_ICON_PX = 30;
+/** A legend entry's room besides its text: the icon, the gap to its text (5), and the gap to the next (10). */
+const LEGEND_ENTRY_PX = LEGEND_ICON_PX + 5 + 10;
 
 /** How many rows the legend takes across the chart's width (entries wrap as ECharts wraps them). */
-function legendRows(names: readonly string[]): number {
+function legendRows(entries: ReadonlyArray<string | { name: string }>): number {
+  const names = entries.map((entry) => (typeof entry === "string" ? entry : entry.name));
   const width = CHART_WIDTH - 20;
   let rows = names.length === 0 ? 0 : 1;
   let used = 0;
@@ -191,7 +267,7 @@ function bandSeries(others: NonNullable<ChartPicture["others"]>): Array<Record<s
       ...base,
       name: "others-high",
       lineStyle: { opacity: 0 },
-      areaStyle: { color: "#9e9e9e", opacity: 0.3 },
+      areaStyle: { color: BAND_COLOUR, opacity: 0.3 },
       // Stacked on the low line: the band's height at each time.
       data: others.high.map(([time, high], index) => [
         time,
@@ -207,38 +283,14 @@ function fontSizeOf(font: string | undefined): number {
   return size === undefined ? 12 : Number(size);
 }
 
-/** Time axis labels in UTC: the date at midnight, else hours and minutes (none where no date is). */
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** Time axis labels in UTC (the axis's name says so): the date at midnight (`Nov 14`), else hours and minutes. */
 function utcLabel(milliseconds: number): string {
   const date = new Date(milliseconds);
   if (Number.isNaN(date.getTime())) return "";
   const iso = date.toISOString();
-  return iso.slice(11, 16) === "00:00" ? iso.slice(5, 10) : iso.slice(11, 16);
-}
-
-/** The y axis's name: the unit where its labels do not already say it (seconds and bytes do). */
-function unitName(unit: Unit | undefined): string {
-  return unit === "percent" ? "%" : "";
-}
-
-/** Value labels in the unit: bytes in KiB/MiB/GiB, seconds in ms/s, a ratio as a percentage. */
-function valueLabel(unit: Unit | undefined): (value: number) => string {
-  const short = (value: number) => Number(value.toPrecision(3)).toString();
-  if (unit === "bytes") {
-    return (value) => {
-      const steps = ["B", "KiB", "MiB", "GiB", "TiB"];
-      let at = 0;
-      let scaled = value;
-      while (Math.abs(scaled) >= 1024 && at < steps.length - 1) {
-        scaled /= 1024;
-        at++;
-      }
-      return `${short(scaled)} ${steps[at]}`;
-    };
-  }
-  if (unit === "seconds")
-    return (value) =>
-      Math.abs(value) < 1 && value !== 0 ? `${short(value * 1000)} ms` : `${short(value)} s`;
-  if (unit === "ratio") return (value) => `${short(value * 100)} %`;
-  if (unit === "percent") return (value) => `${short(value)} %`;
-  return short;
+  return iso.slice(11, 16) === "00:00"
+    ? `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}`
+    : iso.slice(11, 16);
 }

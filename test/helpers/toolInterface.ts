@@ -43,7 +43,7 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
     required: [],
     properties: ["workspace_id", "start", "end", "match", "limit", "region", "profile"],
   },
-  // The charts tool (TOOLS group charts): ExecuteRangeQuery's arguments and a title.
+  // The charts tool (TOOLS group charts): ExecuteRangeQuery's arguments, a title and thresholds.
   PlotRangeQuery: {
     required: ["query", "start", "end", "step"],
     properties: [
@@ -57,6 +57,7 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
       "title",
       "limit",
       "order",
+      "thresholds",
     ],
   },
 };

@@ -97,8 +97,8 @@ describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheu
     expect(two.chart).toMatchObject({ series: 4, in_band: 0, order: "highest" });
     // The two highest (the request counters), labelled by what tells the two drawn apart.
     expect(all.chart.lines.slice(0, 2)).toStrictEqual([
-      '{__name__="test_requests_total", instance="a", job="api"}',
-      '{__name__="test_requests_total", instance="b", job="api"}',
+      'test_requests_total{instance="a", job="api"}',
+      'test_requests_total{instance="b", job="api"}',
     ]);
     expect(two.chart.lines).toStrictEqual(['{instance="a"}', '{instance="b"}']);
     expect(two.series_stats.rows).toHaveLength(2);
@@ -113,6 +113,36 @@ describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheu
     expect(result.content.every((item) => item.type === "text")).toBe(true);
     expect(JSON.parse(result.content[0]?.text as string)).toMatchObject({ resultType: "matrix", result: [] });
     expect(result.content.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a single series is labelled by the query, or the title given: never {}", async () => {
+    const query = "sum(rate(test_requests_total[1m]))";
+    const lines = async (args: Record<string, unknown>) =>
+      (
+        (await plot({ ...WHOLE_DATASET_RANGE, query, ...args })).structuredContent as {
+          chart: { lines: string[] };
+        }
+      ).chart.lines;
+    expect(await lines({})).toStrictEqual([query]);
+    expect(await lines({ title: "Requests per second" })).toStrictEqual(["Requests per second"]);
+  });
+
+  it("thresholds are drawn and said in the text; bad ones are clear tool errors", async () => {
+    const result = await plot({ ...WHOLE_DATASET_RANGE, thresholds: [{ value: 0.5, label: "alert" }, 2] });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    const facts = result.structuredContent as { chart: { thresholds: unknown } };
+    expect(facts.chart.thresholds).toStrictEqual([{ value: 0.5, label: "alert" }, { value: 2 }]);
+    const plain = (await plot(WHOLE_DATASET_RANGE)).structuredContent as { chart: object };
+    expect(plain.chart).not.toHaveProperty("thresholds");
+    for (const [thresholds, message] of [
+      [[1, 2, 3, 4, 5, 6], /thresholds takes at most 5 values/],
+      [[{ value: "high" }], /each a number or \{"value": 0.9, "label": "alert"\}/],
+      [[{ value: 1, label: "x".repeat(41) }], /at most 40 characters/],
+    ] as const) {
+      const bad = await plot({ ...WHOLE_DATASET_RANGE, thresholds });
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0]?.text).toMatch(message);
+    }
   });
 
   it("a title that is not a string is a clear tool error", async () => {

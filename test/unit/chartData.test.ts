@@ -222,11 +222,17 @@ describe("what a chart draws of text from the monitored system is bounded", () =
   it("never splits a surrogate pair, and draws control characters as spaces", () => {
     expect(cutMiddle(`${"😀".repeat(50)}`, 20)).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
     expect(cutMiddle(`${"😀".repeat(50)}`, 20)).not.toMatch(/(?<![\ud800-\udbff])[\udc00-\udfff]/);
-    const model = chartModel([{ metric: { __name__: "up\u0000\u0007x" }, values: [[START, "1"]] }], {
-      title: "a\u0001b",
-      order: "unusual",
-    });
+    const model = chartModel(
+      [
+        { metric: { __name__: "up\u0000\u0007x" }, values: [[START, "2"]] },
+        { metric: { __name__: "down" }, values: [[START, "1"]] },
+      ],
+      { title: "a\u0001b", order: "highest" },
+    );
     expect(model.title).toBe("a b");
     expect(model.lines[0]?.label).toBe("up x");
+    // A single series is labelled by the title, drawn as the title is.
+    const one = chartModel([{ metric: {}, values: [[START, "1"]] }], { title: "a\u0001b", order: "unusual" });
+    expect(one.lines[0]?.label).toBe("a b");
   });
 });

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { decode } from "fast-png";
 import pixelmatch from "pixelmatch";
 import { describe, expect, it } from "vitest";
-import { chartModel, type MatrixSeries } from "../../src/charts/chartModel.js";
+import { type ChartOptions, chartModel, type MatrixSeries } from "../../src/charts/chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH, renderPng } from "../../src/charts/render.js";
 
 // Each chart case against its golden image (test/golden/charts/<case>.png), pixel by pixel with a
@@ -20,11 +20,14 @@ const series = (
   value: (at: number) => string,
   points = 120,
 ) => ({
-  metric: { __name__: name, ...labels },
+  metric: name === "" ? labels : { __name__: name, ...labels },
   values: Array.from({ length: points }, (_, at) => [START + at * 60, value(at)] as const),
 });
 
-const CASES: Record<string, MatrixSeries[]> = {
+/** A case's options besides its title (the case's name) and order. */
+type Asked = Partial<ChartOptions>;
+
+const CASES: Record<string, MatrixSeries[] | [MatrixSeries[], Asked]> = {
   lines: Array.from({ length: 5 }, (_, index) =>
     series("http_requests_per_second", { service: `svc-${index}` }, (at) =>
       String(10 + index * 3 + 2 * Math.sin(at / 8 + index)),
@@ -43,11 +46,38 @@ const CASES: Record<string, MatrixSeries[]> = {
     ),
   ),
   flat: [series("up", { job: "api" }, () => "1")],
+  // Ten lines: the palette's seven colours, then three dashed; bytes per second in MiB/s.
+  "ten-lines": [
+    Array.from({ length: 10 }, (_, index) =>
+      series("", { pod: `web-${index}` }, (at) =>
+        String((20 + 6 * index + 4 * Math.sin(at / 15 + index)) * 2 ** 20),
+      ),
+    ),
+    { query: "sum by (pod) (rate(container_network_receive_bytes_total[5m]))" },
+  ],
+  // An error ratio (in %) against two thresholds, one above every value drawn.
+  thresholds: [
+    [
+      series("", {}, (at) =>
+        String(at < 70 ? 0.004 + 0.001 * Math.sin(at / 5) : 0.03 + 0.004 * Math.sin(at / 4)),
+      ),
+    ],
+    {
+      query: 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m]))',
+      thresholds: [
+        { value: 0.02, label: "ErrorBudgetBurn" },
+        { value: 0.05, label: "page" },
+      ],
+    },
+  ],
 };
 
 describe("charts against their golden images", () => {
   it.each(Object.keys(CASES))("%s", async (name) => {
-    const png = await renderPng(chartModel(CASES[name] as MatrixSeries[], { title: name, order: "unusual" }));
+    const [drawn, asked] = caseOf(name);
+    const png = await renderPng(chartModel(drawn, { title: name, order: "unusual", ...asked }));
+    // What a chat shows inline, whatever the case (the largest is two-hundred-series).
+    expect(png.length).toBeLessThanOrEqual(150_000);
     const file = `${GOLDENS}${name}.png`;
     if (process.env.UPDATE_GOLDENS === "1") {
       await mkdir(GOLDENS, { recursive: true });
@@ -62,6 +92,11 @@ describe("charts against their golden images", () => {
     expect(different, `${different} pixels differ from ${file}`).toBeLessThanOrEqual(MAX_DIFFERENT);
   });
 });
+
+function caseOf(name: string): [MatrixSeries[], Asked] {
+  const chart = CASES[name] as MatrixSeries[] | [MatrixSeries[], Asked];
+  return Array.isArray(chart[0]) ? (chart as [MatrixSeries[], Asked]) : [chart as MatrixSeries[], {}];
+}
 
 /** The image as RGBA bytes (resvg writes RGBA; a golden saved otherwise is widened). */
 function rgba(image: ReturnType<typeof decode>): Uint8Array {

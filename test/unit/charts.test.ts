@@ -1,6 +1,7 @@
 import { decode } from "fast-png";
 import { describe, expect, it } from "vitest";
-import { chartModel, MAX_LABELLED_LINES, type MatrixSeries, unitOf } from "../../src/charts/chartModel.js";
+import { chartFacts } from "../../src/charts/chartAnswer.js";
+import { chartModel, MAX_LABELLED_LINES, type MatrixSeries } from "../../src/charts/chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH, renderPng } from "../../src/charts/render.js";
 
 const START = 1_700_000_000;
@@ -65,11 +66,60 @@ describe("chartModel", () => {
     expect(model.others).toBeUndefined();
   });
 
-  it("reads the unit from the metric's name", () => {
-    expect(unitOf("node_memory_MemAvailable_bytes")).toBe("bytes");
-    expect(unitOf("http_request_duration_seconds_bucket")).toBe("seconds");
-    expect(unitOf("cache_hit_ratio")).toBe("ratio");
-    expect(unitOf("up")).toBeUndefined();
+  it("reads the unit from the query, else from the first series' metric name", () => {
+    const memory = [
+      { metric: { __name__: "node_memory_MemAvailable_bytes" }, values: [[START, "1"] as const] },
+    ];
+    expect(chartModel(memory, { title: "t", order: "unusual" }).unit).toBe("bytes");
+    const perSecond = [{ metric: { pod: "a" }, values: [[START, "1"] as const] }];
+    const query = "sum by (pod) (rate(container_network_receive_bytes_total[5m]))";
+    expect(chartModel(perSecond, { title: "t", query, order: "unusual" }).unit).toBe("bytes/s");
+  });
+
+  it("a single series is labelled by the title (the query unless the call gave one), never {}", () => {
+    const one = [{ metric: {}, values: [[START, "1"] as const] }];
+    const query = "sum(rate(http_requests_total[5m]))";
+    expect(chartModel(one, { title: query, query, order: "unusual" }).lines[0]?.label).toBe(query);
+    expect(chartModel(one, { title: "Requests", query, order: "unusual" }).lines[0]?.label).toBe("Requests");
+  });
+
+  it("legend entries are the labels that differ only: the metric's name first, never {}", () => {
+    const at = [[START, "1"] as const];
+    const model = chartModel(
+      [
+        { metric: { __name__: "a_total", job: "api", pod: "x" }, values: at },
+        { metric: { __name__: "b_total", job: "api", pod: "y" }, values: at },
+        { metric: { __name__: "b_total", job: "api" }, values: at },
+        { metric: { job: "api" }, values: at },
+      ],
+      { title: "t", order: "highest" },
+    );
+    expect(model.lines.map((line) => line.label).sort()).toStrictEqual([
+      'a_total{pod="x"}',
+      "b_total",
+      'b_total{pod="y"}',
+      // Nothing that tells it apart: the labels it lacks, empty.
+      '{pod=""}',
+    ]);
+  });
+
+  it("thresholds: at most five, labels drawn on one line and cut, said in the text", () => {
+    const thresholds = [
+      { value: 0.9, label: "alert\n<b>high</b>" },
+      { value: 0.5 },
+      { value: 1, label: "x".repeat(100) },
+      ...[2, 3, 4].map((value) => ({ value })),
+    ];
+    const model = chartModel(matrix(2, 5), { title: "t", order: "unusual", thresholds });
+    expect(model.thresholds).toHaveLength(5);
+    expect(model.thresholds[0]).toStrictEqual({ value: 0.9, label: "alert <b>high</b>" });
+    expect(model.thresholds[1]).toStrictEqual({ value: 0.5 });
+    expect(model.thresholds[2]?.label).toHaveLength(40);
+    const asked = { query: "q", start: START, end: START + 240, step: 60, order: "unusual" };
+    const facts = chartFacts(model, 2, asked, 1) as { chart: { thresholds?: unknown } };
+    expect(facts.chart.thresholds).toStrictEqual(model.thresholds);
+    const none = chartFacts(chartModel(matrix(2, 5), { title: "t", order: "unusual" }), 2, asked, 1);
+    expect(none.chart).not.toHaveProperty("thresholds");
   });
 });
 
@@ -92,6 +142,18 @@ describe("renderPng", () => {
     // Not blank: axes, text and lines in several colours.
     expect(image.colours).toBeGreaterThan(20);
     expect(image.drawn).toBeGreaterThan(5_000);
+  });
+
+  it("a threshold far above the series is drawn: the axis reaches it", async () => {
+    const series = matrix(1, 50, () => "1");
+    const plain = inspect(await renderPng(chartModel(series, { title: "t", order: "unusual" })));
+    const model = chartModel(series, {
+      title: "t",
+      order: "unusual",
+      thresholds: [{ value: 100, label: "max" }],
+    });
+    const withLine = inspect(await renderPng(model));
+    expect(withLine.drawn).toBeGreaterThan(plain.drawn);
   });
 
   it("a flat series and ±Inf draw too", async () => {
