@@ -122,7 +122,7 @@ export function changeOf(
     }
   }
   if (chosen === undefined) return undefined;
-  const { fit, sigma, buckets } = chosen; if (process.env.DEBUG) console.error(cycle ? "season" : "plain", fit.kind, fit.from, fit.to, buckets.n, Math.sqrt(fit.sse / buckets.n), sigma);
+  const { fit, sigma, buckets } = chosen;
   // The fit's levels are relative to the first bucket's mean (see prefixSums).
   const origin = buckets.y[0] as number;
   const before = origin + fit.before;
@@ -257,9 +257,9 @@ function bucketed(
     if (!Number.isFinite(value)) continue;
     const bucket = Math.floor(((times[index] as number) - range.start) / width);
     if (bucket < 0 || bucket >= total) continue;
-    sums[bucket] += value;
-    timeSums[bucket] += (times[index] as number) - range.start;
-    counts[bucket] += 1;
+    sums[bucket] = (sums[bucket] as number) + value;
+    timeSums[bucket] = (timeSums[bucket] as number) + (times[index] as number) - range.start;
+    counts[bucket] = (counts[bucket] as number) + 1;
   }
   const x = new Float64Array(total);
   const y = new Float64Array(total);
@@ -277,7 +277,8 @@ function bucketed(
 /** 1.4826 × MAD of the first differences ÷ √2: the noise of one bucket, robust to a few jumps. */
 function noiseOf({ y, n }: Buckets): number {
   const differences = new Float64Array(n - 1);
-  for (let index = 1; index < n; index++) differences[index - 1] = (y[index] as number) - (y[index - 1] as number);
+  for (let index = 1; index < n; index++)
+    differences[index - 1] = (y[index] as number) - (y[index - 1] as number);
   differences.sort();
   const median = medianOf(differences);
   const deviations = differences.map((d) => Math.abs(d - median)).sort();
@@ -374,7 +375,16 @@ function rampFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): F
   const slope = (n * suy - su * total) / determinant;
   const sse = Math.max(0, (sums.yy[n] as number) - level * total - slope * suy);
   const end = (x[n - 1] as number) - hinge;
-  return { kind: "ramp", cost: sse + charge, sse, from, to: n, before: level, after: level + slope * end, slope };
+  return {
+    kind: "ramp",
+    cost: sse + charge,
+    sse,
+    from,
+    to: n,
+    before: level,
+    after: level + slope * end,
+    slope,
+  };
 }
 
 /** Every baseline / raised segment [from, to) / baseline fit, each baseline at least `minimum` long. */
