@@ -58,6 +58,8 @@ interface Buckets {
   n: number;
   /** Seconds per bucket. */
   width: number;
+  /** Each bucket's time of day as sine and cosine (windows of a day or more). */
+  phases?: { sin: Float64Array; cos: Float64Array } | undefined;
 }
 
 interface Fit {
@@ -97,32 +99,29 @@ export function changeOf(
 ): ChangePoint | undefined {
   const plain = bucketed(times, values, count, range);
   if (plain === undefined || plain.n < MIN_BUCKETS) return undefined;
-  let chosen = detected(plain);
+  const sigma = noiseOf(plain);
+  // No change is larger than the spread of the bucket means: most series stop here, unfitted.
+  let chosen = spanOf(plain) >= MIN_SCORE * sigma ? detected(plain, sigma, true) : undefined;
   let cycle: ((time: number) => number) | undefined;
-  if (range.end - range.start >= DAY) {
-    // The cycle and the change are fitted in turn (backfitting): a change moves the first cycle's
-    // fit, which then misplaces the change; fitted around the change, it does not.
-    let daily = dailyCycle(plain, range);
-    let adjusted = detected(withoutCycle(plain, range, daily));
-    for (let round = 0; round < BACKFITTING_ROUNDS && adjusted !== undefined; round++) {
-      const change = adjusted;
-      daily = dailyCycle({ ...plain, y: plain.y.map((y, index) => y - levelAt(change, index)) }, range);
-      adjusted = detected(withoutCycle(plain, range, daily));
-    }
+  if (range.end - range.start >= DAY) plain.phases = phasesOf(plain, range);
+  const daily = plain.phases === undefined ? undefined : dailyCycle(plain);
+  // A cycle within the noise is no cycle to take out.
+  if (daily !== undefined && daily.amplitude >= MIN_CYCLE_AMPLITUDE * sigma) {
+    const adjusted = withoutChangedCycle(plain, daily);
     // Two coefficients more: charged as one more change time. Kept only when the cycle and the change
     // leave no more than noise (but for the buckets a change falls in, half one level and half the
     // other): another period's cycle, taken out as a day's, leaves a beat a change would claim.
     if (
       adjusted !== undefined &&
-      residualSpread(adjusted) <= CYCLE_FIT * adjusted.sigma &&
-      (chosen === undefined || adjusted.cost + adjusted.charge < chosen.cost)
+      residualSpread(adjusted.detected) <= CYCLE_FIT * adjusted.detected.sigma &&
+      (chosen === undefined || adjusted.detected.cost + adjusted.detected.charge < chosen.cost)
     ) {
-      chosen = adjusted;
-      cycle = daily;
+      chosen = adjusted.detected;
+      cycle = adjusted.cycle;
     }
   }
   if (chosen === undefined) return undefined;
-  const { fit, sigma, buckets } = chosen;
+  const { fit, buckets } = chosen;
   // The fit's levels are relative to the first bucket's mean (see prefixSums).
   const origin = buckets.y[0] as number;
   const before = origin + fit.before;
@@ -142,7 +141,10 @@ export function changeOf(
 const DAY = 86_400;
 /** The daily cycle is taken out only when, with the change, it leaves at most this many σ (RMS). */
 const CYCLE_FIT = 1.5;
-const BACKFITTING_ROUNDS = 3;
+/** Rounds of backfitting the cycle around the change. */
+const BACKFITTING_ROUNDS = 2;
+/** A daily cycle is taken out only when its amplitude is at least this many σ. */
+const MIN_CYCLE_AMPLITUDE = 2;
 
 interface Detected {
   fit: Fit;
@@ -153,15 +155,49 @@ interface Detected {
   charge: number;
 }
 
-function detected(buckets: Buckets): Detected | undefined {
-  const sigma = noiseOf(buckets);
-  const fit = bestFit(buckets, sigma);
+/** The best fit of the buckets at noise σ; `spikes`: the O(n²) spike search too. */
+function detected(buckets: Buckets, sigma: number, spikes: boolean): Detected | undefined {
+  const fit = bestFit(buckets, sigma, spikes);
   if (fit === undefined) return undefined;
   return { fit, sigma, buckets, cost: fit.cost, charge: SPLIT_PENALTY * sigma * sigma * Math.log(buckets.n) };
 }
 
-function withoutCycle(buckets: Buckets, range: QueryRange, cycle: (time: number) => number): Buckets {
-  return { ...buckets, y: buckets.y.map((y, index) => y - cycle(centreOf(buckets, range, index))) };
+/**
+ * The change of the buckets without their daily cycle. The cycle and the change are fitted in turn
+ * (backfitting, without the spike search until the last round): a change moves the first cycle's fit,
+ * which then misplaces the change; fitted around the change, it does not.
+ */
+function withoutChangedCycle(
+  plain: Buckets,
+  first: DailyCycle,
+): { detected: Detected; cycle: (time: number) => number } | undefined {
+  let daily = first;
+  // The noise without the cycle: the cycle's changing slope widens the series' first differences.
+  const sigma = noiseOf(withoutCycle(plain, first));
+  for (let round = 0; round <= BACKFITTING_ROUNDS; round++) {
+    const last = round === BACKFITTING_ROUNDS;
+    const change = detected(withoutCycle(plain, daily), sigma, last);
+    if (change === undefined) return undefined;
+    if (last) return { detected: change, cycle: daily.at };
+    daily = dailyCycle({ ...plain, y: plain.y.map((y, index) => y - levelAt(change, index)) });
+  }
+  return undefined;
+}
+
+/** Highest bucket mean − lowest. */
+function spanOf({ y, n }: Buckets): number {
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (let index = 0; index < n; index++) {
+    const value = y[index] as number;
+    if (value < low) low = value;
+    if (value > high) high = value;
+  }
+  return high - low;
+}
+
+function withoutCycle(buckets: Buckets, cycle: DailyCycle): Buckets {
+  return { ...buckets, y: buckets.y.map((y, index) => y - (cycle.values[index] as number)) };
 }
 
 /** The RMS residual of the detected model, leaving out the buckets at its change times. */
@@ -199,9 +235,29 @@ function centreOf({ x, width }: Buckets, range: QueryRange, index: number): numb
  * out before looking for a change when that fits better, so that a step on top of a daily cycle shows
  * and the cycle alone does not.
  */
-function dailyCycle(buckets: Buckets, range: QueryRange): (time: number) => number {
-  const { y, n } = buckets;
-  const angle = (time: number) => (2 * Math.PI * (time % DAY)) / DAY;
+interface DailyCycle {
+  /** The cycle's value at a time (its mean is 0 over the buckets). */
+  at: (time: number) => number;
+  /** Its value at each bucket. */
+  values: Float64Array;
+  amplitude: number;
+}
+
+const angleOf = (time: number) => (2 * Math.PI * (time % DAY)) / DAY;
+
+function phasesOf(buckets: Buckets, range: QueryRange): { sin: Float64Array; cos: Float64Array } {
+  const sin = new Float64Array(buckets.n);
+  const cos = new Float64Array(buckets.n);
+  for (let index = 0; index < buckets.n; index++) {
+    const angle = angleOf(centreOf(buckets, range, index));
+    sin[index] = Math.sin(angle);
+    cos[index] = Math.cos(angle);
+  }
+  return { sin, cos };
+}
+
+function dailyCycle({ y, n, phases }: Buckets): DailyCycle {
+  if (phases === undefined) return { at: () => 0, values: new Float64Array(n), amplitude: 0 };
   let ss = 0;
   let cc = 0;
   let sc = 0;
@@ -211,9 +267,8 @@ function dailyCycle(buckets: Buckets, range: QueryRange): (time: number) => numb
   let cy = 0;
   let y1 = 0;
   for (let index = 0; index < n; index++) {
-    const a = angle(centreOf(buckets, range, index));
-    const sin = Math.sin(a);
-    const cos = Math.cos(a);
+    const sin = phases.sin[index] as number;
+    const cos = phases.cos[index] as number;
     const value = y[index] as number;
     ss += sin * sin;
     cc += cos * cos;
@@ -231,12 +286,19 @@ function dailyCycle(buckets: Buckets, range: QueryRange): (time: number) => numb
   const csy = sy - (s1 * y1) / n;
   const ccy = cy - (c1 * y1) / n;
   const determinant = css * ccc - csc * csc;
-  if (!(determinant > 1e-9 * n * n)) return () => 0;
+  if (!(determinant > 1e-9 * n * n)) return { at: () => 0, values: new Float64Array(n), amplitude: 0 };
   const a = (csy * ccc - ccy * csc) / determinant;
   const b = (ccy * css - csy * csc) / determinant;
   const sMean = s1 / n;
   const cMean = c1 / n;
-  return (time: number) => a * (Math.sin(angle(time)) - sMean) + b * (Math.cos(angle(time)) - cMean);
+  const values = phases.sin.map(
+    (sin, index) => a * (sin - sMean) + b * ((phases.cos[index] as number) - cMean),
+  );
+  return {
+    at: (time: number) => a * (Math.sin(angleOf(time)) - sMean) + b * (Math.cos(angleOf(time)) - cMean),
+    values,
+    amplitude: Math.hypot(a, b),
+  };
 }
 
 function bucketed(
@@ -293,7 +355,7 @@ function medianOf(sorted: Float64Array): number {
 }
 
 /** The lowest-cost fit of the three models, or undefined when no position is allowed. */
-function bestFit(buckets: Buckets, sigma: number): Fit | undefined {
+function bestFit(buckets: Buckets, sigma: number, spikes: boolean): Fit | undefined {
   const { n } = buckets;
   const sums = prefixSums(buckets);
   const minimum = Math.max(3, Math.ceil(n / 50));
@@ -306,7 +368,7 @@ function bestFit(buckets: Buckets, sigma: number): Fit | undefined {
     offer(stepFit(sums, n, from, charge));
     offer(rampFit(sums, buckets, from, charge));
   }
-  spikeFits(sums, n, minimum, 2 * charge, offer);
+  if (spikes) spikeFits(sums, n, minimum, 2 * charge, offer);
   return best;
 }
 
@@ -396,7 +458,8 @@ function spikeFits(sums: Sums, n: number, minimum: number, charge: number, offer
   let bestTo = -1;
   for (let from = minimum; from < n - minimum; from++) {
     const start = sums.y[from] as number;
-    for (let to = from + 2; to <= n - minimum; to++) {
+    // A long raised segment is rather a step and a step back: a spike is at most a quarter of the window.
+    for (let to = from + 2; to <= Math.min(n - minimum, from + (n >> 2)); to++) {
       const inside = (sums.y[to] as number) - start;
       const count = to - from;
       const outside = total - inside;

@@ -76,6 +76,8 @@ export class Description {
   constructor(
     private readonly asked: QueryAsked,
     private readonly budget: Budget,
+    /** Whether range series get their change point: off only in the bench case `change-points`, to measure its cost. */
+    private readonly findChanges = true,
   ) {}
 
   /** Describes the element; false when it is neither a vector sample nor a matrix series. */
@@ -142,7 +144,8 @@ export class Description {
     // From the raw points, while they are at hand: the onset is placed at the step's resolution,
     // which the curve's buckets are coarser than. An instant query's matrix has no asked range.
     const range = this.asked.range;
-    const change = range === undefined ? undefined : changeOf(times, values, count, range);
+    const change =
+      range === undefined || !this.findChanges ? undefined : changeOf(times, values, count, range);
     const features = { peak: stats.max, dip: stats.min, last: stats.last, change: change?.score };
     return { kind: "series", arrival: this.arrivals++, metric, features, stats, values: curve, change };
   }
