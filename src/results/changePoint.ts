@@ -13,13 +13,21 @@
  *    and `after` is the level at the end), and a **spike that ended** (baseline, a raised or lowered
  *    segment, the same baseline again: `at` is its onset, `endedAt` its end). The lowest squared error
  *    wins, each model charged SPLIT_PENALTY × σ² × ln n per change time it adds.
- * 4. The change is kept when its size |after − before| is at least MIN_SCORE times the larger of σ and
- *    the model's own residual (RMS): a smooth daily cycle over a day or more is fitted badly by any
- *    single change, so its halves differing is not a change. Limit: over a window shorter than one
- *    cycle a diurnal rise is a ramp, and is reported as one.
- * 5. The onset (and a spike's end) is then placed at the samples' own resolution, within the buckets
+ * 4. Over a window of a day or more, the same is done once more with the series' daily cycle taken
+ *    out (one sine of a day's period, fitted around the change in turn), and kept when it fits better
+ *    and leaves no more than noise: a step on top of a daily cycle shows, the cycle alone does not.
+ *    `before` and `after` are then the levels the series cycles around; the change must reach
+ *    MIN_CYCLE_SCORE (two coefficients more were fitted).
+ * 5. The change is kept when its size |after − before| is at least MIN_SCORE times the larger of σ and
+ *    the model's own residual (RMS): a smooth cycle that no single change fits is no change, though its
+ *    halves differ. Limits: over a window shorter than one cycle a diurnal rise is a ramp, and is
+ *    reported as one; a cycle a little off a day's, seen over one to two of its periods, can pass for
+ *    a daily cycle and a change; a change hidden under a cycle other than a day's is not found.
+ * 6. The onset (and a spike's end) is then placed at the samples' own resolution, within the buckets
  *    around it, by the same least squares with the fitted levels.
  *
+ * Segments: the levels before and after at least max(3, n / 50) buckets each; a spike 2 buckets to a
+ * quarter of the window. Fewer than MIN_BUCKETS non-empty buckets, or a constant series: no change.
  * The cost per series is the bench case `change-points` (describing a cut answer with and without).
  */
 import type { QueryRange } from "./curves.js";
@@ -43,7 +51,7 @@ export const MAX_BUCKETS = 200;
 /** Fewer non-empty buckets than this say nothing about a change. */
 const MIN_BUCKETS = 12;
 /** A change is kept when its size is at least this many times the noise and the model's residual. */
-export const MIN_SCORE = 6;
+export const MIN_SCORE = 7;
 /** With a daily cycle taken out (two coefficients more), a change must stand out this much. */
 const MIN_CYCLE_SCORE = 10;
 /** Penalty per change time a model adds, in σ² × ln n (a BIC-like charge for the spike's second time). */

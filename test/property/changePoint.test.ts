@@ -6,7 +6,7 @@ import type { QueryRange } from "../../src/results/curves.js";
 const DAY = 86_400;
 
 /**
- * Standard normal noise, 400 numbers from a seed (mulberry32 + Box–Muller): fast-check's doubles lean
+ * Standard normal noise, `count` numbers from a seed (mulberry32 + Box–Muller): fast-check's doubles lean
  * to their bounds on purpose, which is no noise; the seed is what fast-check draws and shrinks.
  */
 const gaussians = (count: number) =>
@@ -45,7 +45,7 @@ describe("findChange on generated series", () => {
   it("places a step of several noise σ within two steps of it", () => {
     const step = fc
       .record({
-        steps: fc.integer({ min: 40, max: 1500 }),
+        steps: fc.integer({ min: 100, max: 1500 }),
         step: fc.constantFrom(15, 30, 60, 300),
         start: fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
         position: fc.double({ min: 0.1, max: 0.9, noNaN: true }),
@@ -89,7 +89,7 @@ describe("findChange on generated series", () => {
         amplitude: fc.double({ min: 0, max: 200, noNaN: true }),
         sigma: fc.double({ min: 0.01, max: 5, noNaN: true }),
       })
-      .chain((series) => gaussians(3000).map((noise) => ({ ...series, noise })));
+      .chain((series) => gaussians(12_000).map((noise) => ({ ...series, noise })));
     fc.assert(
       fc.property(
         periodic,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findChange } from "../../src/results/changePoint.js";
+import { findChange, MIN_SCORE } from "../../src/results/changePoint.js";
 import type { QueryRange } from "../../src/results/curves.js";
 
 const DAY = 86_400;
@@ -45,7 +45,7 @@ describe("findChange", () => {
     expect(change?.before).toBeCloseTo(0.01, 3);
     expect(change?.after).toBeCloseTo(0.05, 3);
     expect(change?.endedAt).toBeUndefined();
-    expect(change?.score).toBeGreaterThan(6);
+    expect(change?.score).toBeGreaterThan(MIN_SCORE);
   });
 
   it("finds where a ramp began, with its level at the end as `after`", () => {
