@@ -1,4 +1,4 @@
-import type { ChangePoint } from "./changePoint.js";
+import { type ChangePoint, changeOf } from "./changePoint.js";
 import { type Curve, CurveSpace, type QueryRange } from "./curves.js";
 import type { Budget } from "./fit.js";
 import { parseSample } from "./numbers.js";
@@ -28,7 +28,7 @@ export interface DescribedSeries {
   stats: SeriesStats;
   values?: Curve | undefined;
   histograms?: Curve | undefined;
-  /** Where the series changed level, when it did (see changePoint.ts). */
+  /** When the series changed and how (see changePoint.ts): a range query's float series only. */
   change?: ChangePoint | undefined;
 }
 
@@ -76,6 +76,8 @@ export class Description {
   constructor(
     private readonly asked: QueryAsked,
     private readonly budget: Budget,
+    /** Whether range series get their change point: off only in the bench case `change-points`, to measure its cost. */
+    private readonly findChanges = true,
   ) {}
 
   /** Describes the element; false when it is neither a vector sample nor a matrix series. */
@@ -139,8 +141,13 @@ export class Description {
       stats.add(time, value);
       curve?.add(time, value);
     }
-    const features = { peak: stats.max, dip: stats.min, last: stats.last };
-    return { kind: "series", arrival: this.arrivals++, metric, features, stats, values: curve };
+    // From the raw points, while they are at hand: the onset is placed at the step's resolution,
+    // which the curve's buckets are coarser than. An instant query's matrix has no asked range.
+    const range = this.asked.range;
+    const change =
+      range === undefined || !this.findChanges ? undefined : changeOf(times, values, count, range);
+    const features = { peak: stats.max, dip: stats.min, last: stats.last, change: change?.score };
+    return { kind: "series", arrival: this.arrivals++, metric, features, stats, values: curve, change };
   }
 
   /** The curves' space: the asked range, or for an instant query's matrix one from the first series read. */

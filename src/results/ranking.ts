@@ -1,13 +1,16 @@
 /**
  * Which series a cut result shows first.
  *
- * - `unusual` (the default): furthest from the group's typical series, in either direction. Each series
- *   is described by its peak, dip and last value; for each of the three, the group's median and its
- *   median absolute deviation (MAD) are taken, and the series scores its largest distance from the
- *   median in robust standard deviations (|x − median| / (1.4826 × MAD); where more than half the
- *   group is equal and the MAD is 0, the mean absolute deviation × 1.2533 stands in). An infinite value
- *   is the most unusual; NaN says nothing. Robust: one wild series cannot hide another, as it would
- *   move a mean and a standard deviation.
+ * - `unusual` (the default): furthest from the group's typical series, in either direction, plus how
+ *   much it changed. Each series is described by its peak, dip and last value; for each of the three,
+ *   the group's median and its median absolute deviation (MAD) are taken, and the series scores its
+ *   largest distance from the median in robust standard deviations (|x − median| / (1.4826 × MAD); where
+ *   more than half the group is equal and the MAD is 0, the mean absolute deviation × 1.2533 stands in).
+ *   A range series with a change point (changePoint.ts) adds the change's score: its size in its own
+ *   noise's robust standard deviations. So of a group that follows one daily cycle, the series that
+ *   stepped an hour ago ranks above the one whose cycle is a little larger, at its usual daily peak:
+ *   a cycle is no change. An infinite value is the most unusual; NaN says nothing. Robust: one wild
+ *   series cannot hide another, as it would move a mean and a standard deviation.
  * - `highest`: the highest peak first (an instant vector's sample: its value).
  * - `lowest`: the lowest dip first.
  *
@@ -22,6 +25,8 @@ export interface Features {
   peak: number;
   dip: number;
   last: number;
+  /** A range series' change point score (ChangePoint.score), when it has one. */
+  change?: number | undefined;
 }
 
 /** MAD × this estimates the standard deviation of normally distributed data. */
@@ -49,7 +54,8 @@ export function unusualness(items: readonly Features[]): number[] {
       const distance = standardized(item[feature], scales[index] as Scale);
       if (!Number.isNaN(distance) && !(distance <= score)) score = distance;
     });
-    return score;
+    // A change adds to the distance: both are in robust standard deviations, the change's of the series' own noise.
+    return item.change === undefined || Number.isNaN(score) ? score : score + item.change;
   });
 }
 

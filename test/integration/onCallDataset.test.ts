@@ -75,6 +75,8 @@ describe.skipIf(!prometheusAvailable())("the on-call dataset loaded into a real 
       http_request_duration_seconds_bucket: 8 * 3 * LATENCY_BUCKETS.length,
       http_request_duration_seconds_sum: 24,
       http_request_duration_seconds_count: 24,
+      planted_change_signal: 5,
+      worker_queue_depth: 8,
     });
     expect(ON_CALL_NODES).toHaveLength(20);
     expect(ON_CALL_PODS).toHaveLength(200);

@@ -16,6 +16,11 @@
  *   `http_request_duration_seconds{service,pod}` (`_bucket` with 12 `le`, `_sum`, `_count`; `_count` equals the
  *   pod's total requests).
  *
+ * - Planted change points (`ON_CALL_PLANTED`, generated last): `planted_change_signal{shape}` (a step, a
+ *   six-hour memory leak, a 20-minute spike in the night that ended, a flat series, a daily cycle only) and
+ *   `worker_queue_depth{worker}` (eight workers on one daily cycle, one a little larger, one stepping up an
+ *   hour before `end`).
+ *
  * The story (all of it in the last 6 hours, see `ON_CALL_INCIDENTS`): a `recommendations/model-server` pod
  * runs away (CPU climbs to ~3.8 cores, its working set to ~9 GiB) on a 16 GiB node whose available memory falls
  * to ~2 %; a `payments/fraud-detector` pod crash-loops (restarts climb, its `up` flaps and is 0 at `end`) and
@@ -52,6 +57,8 @@ export const ON_CALL_METRICS = {
   latencyBucket: "http_request_duration_seconds_bucket",
   latencySum: "http_request_duration_seconds_sum",
   latencyCount: "http_request_duration_seconds_count",
+  plantedSignal: "planted_change_signal",
+  queueDepth: "worker_queue_depth",
 } as const;
 
 /** Every metric name in the dataset, sorted by code point (as `/api/v1/label/__name__/values` returns them). */
@@ -882,6 +889,7 @@ function families(): Family[] {
           }
       },
     },
+    ...plantedFamilies(),
   ];
 }
 
@@ -909,7 +917,16 @@ function labelText(labels: Record<string, string>): string {
  * held as one string. Pass the function itself as `openMetrics`.
  */
 export function* onCallOpenMetricsChunks(): Generator<string> {
-  for (const family of families()) {
+  yield* openMetricsOf(families());
+}
+
+/** The planted change points' series alone (ON_CALL_PLANTED), in the same text: a test of them loads in seconds. */
+export function* onCallPlantedOpenMetricsChunks(): Generator<string> {
+  yield* openMetricsOf(plantedFamilies());
+}
+
+function* openMetricsOf(list: readonly Family[]): Generator<string> {
+  for (const family of list) {
     yield `# HELP ${family.family} ${family.help}\n# TYPE ${family.family} ${family.type}\n`;
     for (const series of family.series()) {
       const prefix = `${series.name}{${labelText(series.labels)}} `;
@@ -920,6 +937,102 @@ export function* onCallOpenMetricsChunks(): Generator<string> {
     }
   }
   yield "# EOF\n";
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Planted change points (issue 38): generated after everything else, from their own random streams, so
+// the series above keep their values.
+
+/** Sample index `minutes` before the last. */
+const minutesBeforeEnd = (minutes: number) => N - 1 - minutes;
+
+/**
+ * `planted_change_signal{shape}`: one series per kind of change over the day, each with its onset (and a
+ * spike's end) at a sample, and `worker_queue_depth{worker}`: eight workers following one daily cycle,
+ * one of them at a slightly larger amplitude (so at its usual daily peak it is above the others), one
+ * stepping up an hour before `end`.
+ */
+export const ON_CALL_PLANTED = {
+  /** An error ratio leaving its baseline: 1 % → 4 %. */
+  step: { at: onCallTimeOf(minutesBeforeEnd(247)), before: 0.01, after: 0.04, noise: 0.001 },
+  /** A memory leak starting six hours before `end`: 512 MiB, then +50 MiB an hour. */
+  ramp: { at: onCallTimeOf(minutesBeforeEnd(360)), before: 512 * MiB, perHour: 50 * MiB, noise: 2 * MiB },
+  /** A 20-minute latency spike in the night before (03:16 UTC), that ended. */
+  spike: { at: onCallTimeOf(303), endedAt: onCallTimeOf(323), before: 0.15, after: 1.2, noise: 0.01 },
+  /** Flat with noise. */
+  flat: { level: 100, noise: 2 },
+  /** Only the daily load cycle (0.35 at 05:00 UTC, 1 at 17:00 UTC) with noise. */
+  cycle: { level: 1000, noise: 10 },
+  queue: {
+    workers: 8,
+    level: 200,
+    noise: 3,
+    /** Its cycle 10 % larger than the others'. */
+    larger: { worker: "worker-7", amplitude: 1.1 },
+    /** Stepped up by `by` an hour before `end`. */
+    changed: { worker: "worker-3", at: onCallTimeOf(minutesBeforeEnd(60)), by: 40 },
+  },
+} as const;
+
+export type PlantedShape = "step" | "ramp" | "spike" | "flat" | "cycle";
+
+function plantedValues(shape: PlantedShape): Float64Array {
+  const rnd = random(`planted:${shape}`);
+  const values = new Float64Array(N);
+  const { step, ramp, spike, flat, cycle } = ON_CALL_PLANTED;
+  for (let i = 0; i < N; i++) {
+    const t = onCallTimeOf(i);
+    const gauss = rnd.gauss();
+    if (shape === "step") values[i] = (t >= step.at ? step.after : step.before) + step.noise * gauss;
+    else if (shape === "ramp")
+      values[i] = Math.round(
+        ramp.before + (Math.max(0, t - ramp.at) / HOUR) * ramp.perHour + ramp.noise * gauss,
+      );
+    else if (shape === "spike")
+      values[i] = (t >= spike.at && t < spike.endedAt ? spike.after : spike.before) + spike.noise * gauss;
+    else if (shape === "flat") values[i] = flat.level + flat.noise * gauss;
+    else values[i] = cycle.level * dailyLoad(t) + cycle.noise * gauss;
+  }
+  return values;
+}
+
+function queueDepth(worker: string): Float64Array {
+  const { level, noise, larger, changed } = ON_CALL_PLANTED.queue;
+  const rnd = random(`planted:queue:${worker}`);
+  const amplitude = worker === larger.worker ? larger.amplitude : 1;
+  const values = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    const t = onCallTimeOf(i);
+    const step = worker === changed.worker && t >= changed.at ? changed.by : 0;
+    values[i] = level * amplitude * dailyLoad(t) + step + noise * rnd.gauss();
+  }
+  return values;
+}
+
+function plantedFamilies(): Family[] {
+  const shapes: readonly PlantedShape[] = ["step", "ramp", "spike", "flat", "cycle"];
+  return [
+    {
+      family: ON_CALL_METRICS.plantedSignal,
+      type: "gauge",
+      help: "A planted change of each kind: step, ramp, spike (ended), none (flat), a daily cycle only.",
+      *series() {
+        for (const shape of shapes)
+          yield { name: ON_CALL_METRICS.plantedSignal, labels: { shape }, values: plantedValues(shape) };
+      },
+    },
+    {
+      family: ON_CALL_METRICS.queueDepth,
+      type: "gauge",
+      help: "Jobs waiting per worker.",
+      *series() {
+        for (let k = 1; k <= ON_CALL_PLANTED.queue.workers; k++) {
+          const worker = `worker-${k}`;
+          yield { name: ON_CALL_METRICS.queueDepth, labels: { worker }, values: queueDepth(worker) };
+        }
+      },
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------------------

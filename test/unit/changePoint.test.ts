@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { findChange, MIN_SCORE } from "../../src/results/changePoint.js";
+import type { QueryRange } from "../../src/results/curves.js";
+
+const DAY = 86_400;
+const START = 1_700_000_000;
+/** A day at a 60 s step: 1,441 points, bucketed by 8 steps. */
+const day: QueryRange = { start: START, end: START + DAY, step: 60 };
+
+/** A seeded normal noise stream (mulberry32 + Box–Muller): the same numbers every run. */
+function noise(seed: number): () => number {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+}
+
+function series(
+  range: QueryRange,
+  shape: (t: number) => number,
+  sigma: number,
+  seed = 1,
+): [number, number][] {
+  const gauss = noise(seed);
+  const points: [number, number][] = [];
+  for (let t = range.start; t <= range.end; t += range.step) points.push([t, shape(t) + sigma * gauss()]);
+  return points;
+}
+
+const daily = (t: number) => Math.sin((2 * Math.PI * (t % DAY)) / DAY);
+
+describe("findChange", () => {
+  it("finds a step at its sample, with the levels on either side", () => {
+    const at = START + 15 * 3600 + 7 * 60;
+    const change = findChange(
+      series(day, (t) => (t >= at ? 0.05 : 0.01), 0.002),
+      day,
+    );
+    expect(change?.at).toBe(at);
+    expect(change?.before).toBeCloseTo(0.01, 3);
+    expect(change?.after).toBeCloseTo(0.05, 3);
+    expect(change?.endedAt).toBeUndefined();
+    expect(change?.score).toBeGreaterThan(MIN_SCORE);
+  });
+
+  it("finds where a ramp began, with its level at the end as `after`", () => {
+    const at = START + DAY - 6 * 3600 + 180;
+    const leak = (t: number) => 500 + (t >= at ? ((t - at) / 3600) * 40 : 0);
+    const change = findChange(series(day, leak, 1), day);
+    expect(Math.abs((change?.at ?? 0) - at)).toBeLessThanOrEqual(2 * day.step);
+    expect(change?.before).toBeCloseTo(500, 0);
+    expect(Math.abs((change?.after ?? 0) - leak(day.end))).toBeLessThan(3);
+    expect(change?.endedAt).toBeUndefined();
+  });
+
+  it("finds a spike that ended: its onset, its level and its end", () => {
+    const at = START + 5 * 3600 + 3 * 60;
+    const ended = at + 20 * 60;
+    const change = findChange(
+      series(day, (t) => (t >= at && t < ended ? 1.5 : 0.2), 0.02),
+      day,
+    );
+    expect(change?.at).toBe(at);
+    expect(change?.endedAt).toBe(ended);
+    expect(change?.before).toBeCloseTo(0.2, 2);
+    expect(change?.after).toBeCloseTo(1.5, 1);
+  });
+
+  it("finds a step on top of a daily cycle, the cycle taken out", () => {
+    const at = START + DAY - 3600;
+    const change = findChange(
+      series(day, (t) => 100 + 20 * daily(t) + (t >= at ? 8 : 0), 1),
+      day,
+    );
+    expect(Math.abs((change?.at ?? 0) - at)).toBeLessThanOrEqual(2 * day.step);
+    expect((change?.after ?? 0) - (change?.before ?? 0)).toBeCloseTo(8, 0);
+  });
+
+  it("reports none for a flat series with noise, nor for a daily cycle over one or two days", () => {
+    expect(
+      findChange(
+        series(day, () => 100, 1),
+        day,
+      ),
+    ).toBeUndefined();
+    expect(
+      findChange(
+        series(day, (t) => 100 + 30 * daily(t), 1),
+        day,
+      ),
+    ).toBeUndefined();
+    const twoDays = { ...day, end: START + 2 * DAY };
+    expect(
+      findChange(
+        series(twoDays, (t) => 100 + 30 * daily(t + 5000), 0.5),
+        twoDays,
+      ),
+    ).toBeUndefined();
+  });
+
+  it("reports none for a constant series, too few points, or no finite value", () => {
+    expect(
+      findChange(
+        series(day, () => 7, 0),
+        day,
+      ),
+    ).toBeUndefined();
+    const short = { start: START, end: START + 10 * 60, step: 60 };
+    expect(
+      findChange(
+        series(short, (t) => (t > START + 300 ? 10 : 0), 0),
+        short,
+      ),
+    ).toBeUndefined();
+    expect(findChange([], day)).toBeUndefined();
+    const nans = series(day, () => Number.NaN, 0);
+    expect(findChange(nans, day)).toBeUndefined();
+  });
+
+  it("skips NaN and ±Inf samples and gaps: the step is found as without them", () => {
+    const at = START + 10 * 3600;
+    const points = series(day, (t) => (t >= at ? 20 : 10), 0.5);
+    const holed = points
+      .map(([t, v], index): [number, number] =>
+        index % 97 === 0 ? [t, Number.NaN] : index % 89 === 0 ? [t, Number.POSITIVE_INFINITY] : [t, v],
+      )
+      // Two hours without samples, away from the step.
+      .filter(([t]) => t < START + 2 * 3600 || t >= START + 4 * 3600);
+    const change = findChange(holed, day);
+    expect(change?.at).toBe(at);
+    expect(change?.before).toBeCloseTo(10, 0);
+    expect(change?.after).toBeCloseTo(20, 0);
+  });
+
+  it("reads a curve's min and max points as well as the raw points", () => {
+    const at = START + 12 * 3600;
+    const raw = series(day, (t) => (t >= at ? 5 : 1), 0.1);
+    // Each 16-step bucket's lowest and highest sample, as Curve.points writes them.
+    const extremes: [number, number][] = [];
+    for (let from = 0; from < raw.length; from += 16) {
+      const bucket = raw.slice(from, from + 16);
+      const low = bucket.reduce((a, b) => (b[1] < a[1] ? b : a));
+      const high = bucket.reduce((a, b) => (b[1] > a[1] ? b : a));
+      extremes.push(...(low[0] < high[0] ? [low, high] : [high, low]));
+    }
+    const change = findChange(extremes, day);
+    expect(Math.abs((change?.at ?? 0) - at)).toBeLessThanOrEqual(16 * day.step);
+    expect(change?.after).toBeGreaterThan(change?.before ?? Number.POSITIVE_INFINITY);
+  });
+
+  it("answers the same for the same points", () => {
+    const points = series(day, (t) => (t >= START + 4000 ? 3 : 1), 0.2, 9);
+    expect(findChange(points, day)).toEqual(findChange([...points], day));
+  });
+});
