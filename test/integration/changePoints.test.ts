@@ -45,7 +45,7 @@ describe.skipIf(!prometheusAvailable())("change points of the planted series, fr
   /** Each series of the query's range answer, described as the tools describe it, by `label`. */
   async function described(query: string, label: string): Promise<Map<string, DescribedSeries>> {
     const description = new Description(
-      { query, range, order: "unusual" },
+      { query, range, order: "unusual", form: "compact" },
       { tokens: 20_000, bytes: 1_000_000 },
     );
     for (const series of await queryRange(query)) expect(description.add(series)).toBe(true);

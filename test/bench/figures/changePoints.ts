@@ -26,7 +26,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       encoder.encode(JSON.stringify({ metric: { __name__: series.name, ...series.labels }, values })),
     );
   }
-  const asked = { query: "q", range: { start, end, step }, order: "unusual" } as const;
+  const asked = { query: "q", range: { start, end, step }, order: "unusual", form: "compact" } as const;
   const describe = async (findChanges: boolean) => {
     const description = new Description(asked, { tokens: 20_000, bytes: 1_000_000 }, findChanges);
     for (const raw of answer) if (description.addBytes(raw) === undefined) throw new Error("not a series");
