@@ -402,7 +402,9 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         expect(none.value).toStrictEqual({ metadata: [] });
         expect(none.hint).toMatch(/No metadata for up/);
         // `up` is backfilled here: its name is right, the hint must not say otherwise.
-        expect(none.hint).toMatch(/only for metrics scraped .*not for recorded, remote-written or backfilled/);
+        expect(none.hint).toMatch(
+          /only for metrics scraped .*not for recorded, remote-written or backfilled/,
+        );
         expect(none.hint).not.toMatch(/check the name/i);
       });
 
