@@ -313,17 +313,18 @@ async function settle(prometheus: RunningPrometheus, alertmanagerUrl: string): P
   let seen = "nothing yet";
   while (Date.now() < deadline) {
     try {
-      const [firing, metadata, amAlerts, rules] = await Promise.all([
+      const [firing, metadata, amAlerts, rules, alertmanagers] = await Promise.all([
         prometheus.api<{ alerts: Array<{ state: string }> }>("alerts", {}),
         prometheus.api<Record<string, unknown>>("metadata", {}),
         amApi<unknown[]>(alertmanagerUrl, "alerts"),
         prometheus.api<{ groups: Array<{ rules: Array<{ lastEvaluation: string }> }> }>("rules", {}),
+        prometheus.api<{ activeAlertmanagers: unknown[] }>("alertmanagers", {}),
       ]);
       const fired = firing.alerts.filter((alert) => alert.state === "firing").length;
       const evaluated = rules.groups
         .flatMap((group) => group.rules)
         .every((rule) => !rule.lastEvaluation.startsWith("0001"));
-      seen = `${fired} firing, ${amAlerts.length} in Alertmanager, ${Object.keys(metadata).length} metadata, rules evaluated: ${evaluated}`;
+      seen = `${fired} firing, ${amAlerts.length} in Alertmanager, ${Object.keys(metadata).length} metadata, rules evaluated: ${evaluated}, Alertmanagers discovered: ${alertmanagers.activeAlertmanagers.length}`;
       if (
         fired === alerts &&
         amAlerts.length === alerts &&
