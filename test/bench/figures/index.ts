@@ -3,6 +3,7 @@ import type { Figure } from "../report.js";
 import { run as alertQuestions } from "./alertQuestions.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
 import { run as busyPort } from "./busyPort.js";
+import { run as catalogueAnswers } from "./catalogueAnswers.js";
 import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
@@ -36,6 +37,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   chartLimits,
   deadline,
   alertQuestions,
+  catalogueAnswers,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
