@@ -76,7 +76,10 @@ export interface ServerOptions {
   declareNumbers: boolean;
   /** MAX_RESULT_TOKENS: the model's budget for one tool result. */
   maxResultTokens: number;
-  /** MAX_RESULT_BYTES: a cap on one tool result's text in bytes, besides its share of the response. */
+  /**
+   * MAX_RESULT_BYTES: a cap on one tool result's text in bytes, besides its share of the response;
+   * undefined: the default cap (src/results/inlineSize.ts). Declared to Claude Code in tools/list.
+   */
   maxResultBytes: number | undefined;
   /**
    * Receives errors that are not the caller's fault (they are answered `-32603 Internal error`, HTTP 500),
