@@ -103,7 +103,7 @@ export interface Config {
   maxResultTokens: number;
   /**
    * MAX_RESULT_BYTES: a hard cap on a tool result's text in bytes, beside the token budget; undefined
-   * (the default) leaves only the response's own limit.
+   * (unset) is the default cap of src/results/inlineSize.ts, what Claude Code keeps inline.
    */
   maxResultBytes: number | undefined;
   logLevel: LogLevel;

@@ -38,6 +38,7 @@ import { cut } from "./protocol/echo.js";
 import { isLoggedAt, META_KEYS } from "./protocol/envelope.js";
 import { constantResult } from "./protocol/jsonrpc.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
+import { inlineSizeMeta, resultBytesCap } from "./results/inlineSize.js";
 import { describeTool } from "./toolSchemas.js";
 import type { Trace } from "./tracing/trace.js";
 import { RANGE_VIEW_RESOURCE, RANGE_VIEW_URI, VIEWS_CAPABILITY, viewMetaOf } from "./views/rangeView.js";
@@ -75,7 +76,10 @@ export interface ServerOptions {
   declareNumbers: boolean;
   /** MAX_RESULT_TOKENS: the model's budget for one tool result. */
   maxResultTokens: number;
-  /** MAX_RESULT_BYTES: a cap on one tool result's text in bytes, besides its share of the response. */
+  /**
+   * MAX_RESULT_BYTES: a cap on one tool result's text in bytes, besides its share of the response;
+   * undefined: the default cap (src/results/inlineSize.ts). Declared to Claude Code in tools/list.
+   */
   maxResultBytes: number | undefined;
   /**
    * Receives errors that are not the caller's fault (they are answered `-32603 Internal error`, HTTP 500),
@@ -169,9 +173,11 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
     toolList ??= constantResult({
       tools: options.tools.map((tool) => {
         const described = describeTool(tool, options.declareNumbers);
-        return options.views && tool.view !== undefined
-          ? { ...described, _meta: viewMetaOf(tool.view) }
-          : described;
+        const meta = {
+          ...(options.views && tool.view !== undefined ? viewMetaOf(tool.view) : {}),
+          ...inlineSizeMeta(resultBytesCap(options.maxResultBytes)),
+        };
+        return Object.keys(meta).length > 0 ? { ...described, _meta: meta } : described;
       }),
     });
     return toolList;
@@ -416,13 +422,13 @@ function failed(toolName: string, message: string, options: ServerOptions): { re
 const REPLY_ENVELOPE_BYTES = 2_048;
 
 /**
- * The budget of one result: MAX_RESULT_TOKENS, and in bytes its share of the response (and
- * MAX_RESULT_BYTES when set). A reply carries the text escaped (at most twice its bytes) and the
+ * The budget of one result: MAX_RESULT_TOKENS, and in bytes its share of the response and MAX_RESULT_BYTES
+ * (by default what Claude Code keeps inline: ./results/inlineSize.ts). A reply carries the text escaped (at most twice its bytes) and the
  * structured copy (at most its bytes again), so three times the text always fits.
  */
 function resultBudget(options: ServerOptions, replyBytes: number): Budget {
   const share = Math.max(0, Math.floor((replyBytes - REPLY_ENVELOPE_BYTES) / 3));
-  return { tokens: options.maxResultTokens, bytes: Math.min(share, options.maxResultBytes ?? share) };
+  return { tokens: options.maxResultTokens, bytes: Math.min(share, resultBytesCap(options.maxResultBytes)) };
 }
 
 /** A result over the budget is cut again with less this many times, then given up on. */

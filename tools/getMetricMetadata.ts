@@ -64,8 +64,8 @@ export const GetMetricMetadata = defineTool({
             nextStep: () => "Ask for one metric with metric (e.g. http_requests_total).",
             emptyHint:
               metric === undefined
-                ? "Prometheus holds no metric metadata: it comes from scraped targets' # TYPE and # HELP lines, so data that was remote-written or imported without them has none."
-                : `No metadata for ${metric}: it comes from scraped targets' # TYPE and # HELP lines (a histogram's is under its name without _bucket, _sum or _count; recording rules' series have none).${serves(call, "ListMetrics") ? " Check the name with ListMetrics." : ""}`,
+                ? "Prometheus holds no metric metadata: it exists only for metrics scraped from targets (their # TYPE and # HELP lines), not for recorded, remote-written or backfilled ones."
+                : `No metadata for ${metric}: metadata exists only for metrics scraped from targets (their # TYPE and # HELP lines), not for recorded, remote-written or backfilled ones, so the name may well be right (a histogram's is under its name without _bucket, _sum or _count).${serves(call, "FindSeries") ? " FindSeries shows whether it has series." : ""}`,
           },
           { budget: call.budget, limit },
         );

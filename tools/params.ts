@@ -219,7 +219,7 @@ export const order = z
   .nullable()
   .optional()
   .describe(
-    "Which series come first when the answer is cut (and with limit): unusual (default: furthest from the typical series, either way), highest (by peak), lowest (by dip).",
+    "Which series come first when the answer is cut (and with limit): unusual (default; finds anomalies: furthest from the typical series, either way), highest (by peak), lowest (by dip).",
   );
 export const namesLimit = countLimit("names, first by name,");
 

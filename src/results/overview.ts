@@ -67,13 +67,20 @@ interface Shown {
 /** What an answer shows when it fits: everything, a few alerts per group, summaries of a sentence or two. */
 const WHOLE: Shown = { groups: Number.POSITIVE_INFINITY, perGroup: 5, items: 20, summaryChars: 240 };
 
-/** Each step of cutting, tried in order until one fits (the last always does, or nothing would). */
+/**
+ * Each step of cutting, tried in order until one fits (the last always does, or nothing would). The other
+ * lists and the alerts within groups shrink first; the groups go last, the least severe first, so the most
+ * severe group stays while it fits on its own.
+ */
 const CUTS: readonly Shown[] = [
   WHOLE,
   { groups: 40, perGroup: 3, items: 10, summaryChars: 160 },
   { groups: 20, perGroup: 1, items: 5, summaryChars: 120 },
   { groups: 10, perGroup: 0, items: 3, summaryChars: 80 },
-  { groups: 5, perGroup: 0, items: 1, summaryChars: 0 },
+  { groups: 10, perGroup: 0, items: 1, summaryChars: 0 },
+  { groups: 5, perGroup: 0, items: 0, summaryChars: 0 },
+  { groups: 2, perGroup: 0, items: 0, summaryChars: 0 },
+  { groups: 1, perGroup: 0, items: 0, summaryChars: 0 },
   { groups: 0, perGroup: 0, items: 0, summaryChars: 0 },
 ];
 
@@ -148,20 +155,18 @@ function overviewValue(parts: OverviewParts, groups: readonly AlertGroup[], show
   const alertGroups = list(groups, shown.groups, "alert groups").map((group) => groupValue(group, shown));
   if (groups.some((group) => group.alerts.length > shown.perGroup && shown.perGroup < WHOLE.perGroup))
     cut.push("alerts within groups");
-  const targets = parts.targets;
+  const idle = list(parts.idleSilences, shown.items, "idle silences");
+  const failing = list(parts.failing, shown.items, "rule errors");
+  const cannotFire = list(parts.cannotFire, shown.items, "alerting rules that cannot fire");
+  const down = list(parts.targets?.notUp ?? [], shown.items, "targets not up");
+  // A list cut to nothing is left out (the note says so), not written empty.
   const value = {
     summary: summaryOf(parts, groups),
     ...(alertGroups.length > 0 ? { alerts: alertGroups } : {}),
-    ...(parts.idleSilences.length > 0
-      ? { silences_matching_no_alert: list(parts.idleSilences, shown.items, "idle silences") }
-      : {}),
-    ...(parts.failing.length > 0 ? { failing_rules: list(parts.failing, shown.items, "rule errors") } : {}),
-    ...(parts.cannotFire.length > 0
-      ? { cannot_fire: list(parts.cannotFire, shown.items, "alerting rules that cannot fire") }
-      : {}),
-    ...(targets !== undefined && targets.notUp.length > 0
-      ? { targets_down: list(targets.notUp, shown.items, "targets not up") }
-      : {}),
+    ...(idle.length > 0 ? { silences_matching_no_alert: idle } : {}),
+    ...(failing.length > 0 ? { failing_rules: failing } : {}),
+    ...(cannotFire.length > 0 ? { cannot_fire: cannotFire } : {}),
+    ...(down.length > 0 ? { targets_down: down } : {}),
     ...(parts.data !== undefined ? { data: parts.data } : {}),
     ...(Object.keys(parts.notSeen).length > 0 ? { not_seen: parts.notSeen } : {}),
   };

@@ -1,7 +1,8 @@
 /**
  * How close the token estimator (src/results/tokens.ts) is to the real tokenizers, and how fast it is.
  *
- * For each kind of text the server emits (test/support/resultTexts.ts's corpus, compact and indented), prints
+ * For each kind of text the server emits (test/support/resultTexts.ts's corpus, compact and indented), and
+ * for uncommon names and values it has never seen (test/support/uncommonTexts.ts), prints
  * the least, median and largest max(claude, o200k) / estimate: over all texts (safety: must stay at most 1)
  * and over those of 1,000+ tokens (tightness). Then the estimator's throughput on ASCII JSON, both entry
  * points.
@@ -17,6 +18,7 @@
 import { estimateTokens, estimateTokensOfBytes } from "../../src/results/tokens.js";
 import { resultCorpus, resultText, seededSource } from "../support/resultTexts.js";
 import { realTokens } from "../support/tokenizers.js";
+import { uncommonText } from "../support/uncommonTexts.js";
 
 const seeds = (process.argv[2] ?? "1,2,3").split(",").map(Number);
 
@@ -36,6 +38,17 @@ for (const { kind, indented, text } of resultCorpus(seeds)) {
   const key = `${kind}${indented ? " (indented)" : ""}`;
   all.set(key, [...(all.get(key) ?? []), ratio]);
   if (real >= 1000) large.set(key, [...(large.get(key) ?? []), ratio]);
+}
+// Text the corpus does not show: uncommon names and values (the estimator's safety floor is for them).
+for (const seed of seeds) {
+  for (let i = 0; i < 40; i++) {
+    const text = uncommonText(seededSource(seed * 1_000 + i), i % 2 === 0 ? 400 : 8_000);
+    const { claude, o200k } = realTokens(text);
+    const real = Math.max(claude, o200k);
+    const ratio = real / estimateTokens(text);
+    all.set("uncommon", [...(all.get("uncommon") ?? []), ratio]);
+    if (real >= 1000) large.set("uncommon", [...(large.get("uncommon") ?? []), ratio]);
+  }
 }
 console.log(`max(claude, o200k) / estimate, seeds ${seeds.join(",")}: min / median / max`);
 console.log(`${"kind".padEnd(26)}${"all texts".padEnd(26)}1,000+ tokens`);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
+import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
 import { callHttp, type Handler, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { EVENT_FORMATS, lambdaContext } from "../support/events.js";
@@ -111,6 +112,9 @@ describe.each(EVENT_FORMATS)("MCP 2026-07-28, %s events", (format) => {
       _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
     });
     expect(tools.map((tool: { name: string }) => tool.name)).toStrictEqual(Object.keys(PLAIN_TOOL_INTERFACE));
+    // Claude Code keeps results inline up to what each tool declares (src/results/inlineSize.ts).
+    for (const tool of tools as Array<{ _meta?: Record<string, unknown> }>)
+      expect(tool._meta?.[INLINE_SIZE_KEY]).toBe(MAX_DECLARED_CHARS);
   });
 
   it("tools/call: the tool's result, completed (no cache hints: a call is not cacheable)", async () => {

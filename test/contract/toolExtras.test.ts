@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
 import { EMPTY_INSTANT_HINT, EMPTY_RANGE_HINT, QueryResultCollector } from "../../src/results/queryResult.js";
 import { BUFFERED_LIMITS, STREAMED_LIMITS } from "../../src/routes/ceiling.js";
 import { renderToolResult } from "../../src/server.js";
@@ -119,11 +120,30 @@ describe("GetServerInfo: the Python keys, then auth_mode, backend_kind, server_t
     const info = (await callOne(makeHandler({ PROMETHEUS_URL: prometheusUrl }), "GetServerInfo", {}))
       .structuredContent;
     expect(info).toMatchObject({ auth_mode: "sigv4", result_budget_tokens: 20_000 });
-    // A third of what one HTTP reply may take (it carries the text and the structured copy): of the
-    // 6,000,000-byte buffered response, whose body is escaped once more; of a stream's 200 MB.
-    expect(info?.result_budget_bytes).toBeGreaterThan(0.3 * REPLY_BYTES);
-    expect(info?.result_budget_bytes).toBeLessThan(REPLY_BYTES / 3);
+    // What Claude Code keeps inline when declared, less than a third of what one HTTP reply may take (it
+    // carries the text and the structured copy) of the 6,000,000-byte buffered response or a stream's 200 MB.
+    expect(REPLY_BYTES / 3).toBeGreaterThan(MAX_DECLARED_CHARS);
+    expect(info?.result_budget_bytes).toBe(MAX_DECLARED_CHARS);
   });
+
+  it.each([
+    ["by default", {}, MAX_DECLARED_CHARS],
+    ["with MAX_RESULT_BYTES=50000", { MAX_RESULT_BYTES: "50000" }, 50_000],
+    ["with MAX_RESULT_BYTES=500000", { MAX_RESULT_BYTES: "500000" }, 500_000],
+    ["with MAX_RESULT_BYTES=500001: nothing that could be true", { MAX_RESULT_BYTES: "500001" }, undefined],
+  ])(
+    "tools/list declares to Claude Code the most a result's text takes, the budget's bytes, %s",
+    async (_when, env: Record<string, string>, declared) => {
+      const handler = localHandler(env);
+      const list = JSON.parse((await postMcp(handler, { jsonrpc: "2.0", id: 1, method: "tools/list" })).body)
+        .result as { tools: Array<{ name: string; _meta?: Record<string, unknown> }> };
+      expect(list.tools.length).toBeGreaterThan(10);
+      for (const tool of list.tools) expect(tool._meta?.[INLINE_SIZE_KEY]).toBe(declared);
+      // The cap every text is cut to (characters are at most UTF-8 bytes): the declaration holds.
+      const info = (await callOne(handler, "GetServerInfo", {})).structuredContent;
+      expect(info?.result_budget_bytes).toBe(declared ?? Number(env.MAX_RESULT_BYTES));
+    },
+  );
 
   it("result_budget_bytes is the call's own budget: less when a batch of 100 shares the response", async () => {
     const batch = Array.from({ length: 100 }, (_, i) => toolCall(i + 1, "GetServerInfo", {}));
@@ -133,8 +153,9 @@ describe("GetServerInfo: the Python keys, then auth_mode, backend_kind, server_t
     const budgets = new Set(replies.map((reply) => reply.result.structuredContent?.result_budget_bytes));
     expect(budgets.size).toBe(1);
     const [budget] = budgets as Set<number>;
-    expect(budget).toBeGreaterThan((0.3 * REPLY_BYTES) / 100);
-    expect(budget).toBeLessThan(REPLY_BYTES / 300);
+    // A hundredth of the third, or the cap on one result (a stream's share is larger).
+    expect(budget).toBeGreaterThan(Math.min(MAX_DECLARED_CHARS - 1, (0.3 * REPLY_BYTES) / 100));
+    expect(budget).toBeLessThanOrEqual(Math.min(MAX_DECLARED_CHARS, REPLY_BYTES / 300));
   });
 });
 

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as esbuild from "esbuild";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
 import { compact } from "../../view/format.js";
 import type { Shown } from "../support/appsHost.js";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH, chromiumAvailable } from "../support/browser.js";
@@ -68,10 +69,14 @@ describe.skipIf(!prometheusAvailable())(
         expect(capabilities.extensions).toStrictEqual({ [UI_EXTENSION]: { mimeTypes: [VIEW_MIME] } });
 
         const { tools } = await client.listTools();
-        const pointing = tools.filter((tool) => tool._meta !== undefined).map((tool) => tool.name);
+        const pointing = tools.filter((tool) => tool._meta?.ui !== undefined).map((tool) => tool.name);
         expect(pointing).toStrictEqual(["ExecuteRangeQuery", "PlotRangeQuery"]);
-        for (const tool of tools.filter((listed) => listed._meta !== undefined)) {
-          expect(tool._meta).toStrictEqual({ ui: { resourceUri: VIEW_URI }, "ui/resourceUri": VIEW_URI });
+        for (const tool of tools.filter((listed) => listed._meta?.ui !== undefined)) {
+          expect(tool._meta).toStrictEqual({
+            ui: { resourceUri: VIEW_URI },
+            "ui/resourceUri": VIEW_URI,
+            [INLINE_SIZE_KEY]: MAX_DECLARED_CHARS,
+          });
         }
 
         const { resources } = await client.listResources();
@@ -176,7 +181,7 @@ describe.skipIf(!prometheusAvailable())(
         expect(capabilities.extensions).toBeUndefined();
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name)).not.toContain("PlotRangeQuery");
-        expect(tools.filter((tool) => tool._meta !== undefined)).toStrictEqual([]);
+        expect(tools.filter((tool) => tool._meta?.ui !== undefined)).toStrictEqual([]);
         await expect(client.listResources()).rejects.toMatchObject({ code: -32601 });
       } finally {
         await client.close();

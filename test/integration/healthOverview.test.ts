@@ -248,8 +248,7 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
       expect((value.truncated as Json).note).toMatch(/^Cut to fit this reply: /);
       expect(maxRealTokens(text)).toBeLessThanOrEqual(Math.floor(wholeTokens / 2));
       const kept = value.alerts as Json[] | undefined;
-      if (kept !== undefined && kept.length > 0)
-        expect(kept[0]?.alertname).toBe((whole.value.alerts as Json[])[0]?.alertname);
+      expect(kept?.[0]?.alertname).toBe((whole.value.alerts as Json[])[0]?.alertname);
     });
   },
 );

@@ -401,6 +401,11 @@ describe.skipIf(!prometheusAvailable() || !alertmanagerAvailable())(
         const none = await run(GetMetricMetadata, args({ metric: "up" }), call());
         expect(none.value).toStrictEqual({ metadata: [] });
         expect(none.hint).toMatch(/No metadata for up/);
+        // `up` is backfilled here: its name is right, the hint must not say otherwise.
+        expect(none.hint).toMatch(
+          /only for metrics scraped .*not for recorded, remote-written or backfilled/,
+        );
+        expect(none.hint).not.toMatch(/check the name/i);
       });
 
       it("ListAlerts: firing before pending, newest first, each as Prometheus reports it", async () => {

@@ -1,8 +1,15 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { estimateTokens, estimateTokensOfBytes, KNOWN_WORDS } from "../../src/results/tokens.js";
-import { resultCorpus, resultTextArbitrary, TEXT_KINDS, type TextKind } from "../support/resultTexts.js";
+import {
+  genSource,
+  resultCorpus,
+  resultTextArbitrary,
+  TEXT_KINDS,
+  type TextKind,
+} from "../support/resultTexts.js";
 import { realTokens } from "../support/tokenizers.js";
+import { uncommonText } from "../support/uncommonTexts.js";
 
 const encoder = new TextEncoder();
 const largerCount = (text: string) => {
@@ -12,15 +19,16 @@ const largerCount = (text: string) => {
 
 /**
  * The least max(claude, o200k) / estimate asserted on the corpus' texts of 1,000+ tokens, by kind and
- * layout. On this corpus (seed 1) they are 0.90 to 0.99; over 11 seeds (1-3 and the calibration's 8), no
- * compact result or table fell below 0.888, no indented text below 0.93, no prose below 0.90.
+ * layout. On this corpus (seed 1) they are 0.81 to 0.99 since the words of names and values the estimator
+ * does not know pay its safety floor (UNKNOWN_WORD_LETTER): the corpus' label values are such words, which
+ * both tokenizers happen to know; before the floor they were 0.90 to 0.99.
  */
 const TIGHTNESS: Record<TextKind, { compact: number; indented: number }> = {
-  vector: { compact: 0.88, indented: 0.9 },
+  vector: { compact: 0.8, indented: 0.83 },
   matrix: { compact: 0.88, indented: 0.9 },
-  "stats-range": { compact: 0.88, indented: 0.9 },
-  "stats-instant": { compact: 0.88, indented: 0.9 },
-  cut: { compact: 0.88, indented: 0.9 },
+  "stats-range": { compact: 0.8, indented: 0.83 },
+  "stats-instant": { compact: 0.78, indented: 0.86 },
+  cut: { compact: 0.78, indented: 0.86 },
   metrics: { compact: 0.9, indented: 0.9 },
   prose: { compact: 0.85, indented: 0.85 },
 };
@@ -49,6 +57,18 @@ const anyText = fc.oneof(
   anyUnicode,
   resultTextArbitrary({ maxSeries: 2, maxPoints: 6 }).map(({ text }) => text),
 );
+
+describe("estimateTokens: safe on text it has never seen", () => {
+  // Uncommon words (made-up names, camel case, hex), UUIDs, hashes, long paths, other scripts: what
+  // monitored systems may hold, which the calibration corpus' common words do not show.
+  test.prop([fc.gen(), fc.integer({ min: 300, max: 4_000 })], { numRuns: 40 })(
+    "a list answer of uncommon values: at least the larger of Claude's and o200k's counts",
+    (g, chars) => {
+      const text = uncommonText(genSource(g), chars);
+      expect(estimateTokens(text)).toBeGreaterThanOrEqual(largerCount(text));
+    },
+  );
+});
 
 describe("estimateTokens: safe on the texts this server emits", () => {
   for (const kind of TEXT_KINDS) {

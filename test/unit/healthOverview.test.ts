@@ -244,7 +244,7 @@ describe("GetHealthOverview's answer", () => {
     );
     expect(maxRealTokens(text)).toBeLessThanOrEqual(budget);
     const first = (value.alerts as Array<Record<string, unknown>> | undefined)?.[0];
-    if (first !== undefined) expect(first.alertname).toBe("NodeMemoryLow");
+    expect(first?.alertname).toBe("NodeMemoryLow");
   });
 
   it("groupAlerts puts a group of mixed severities at its most severe", () => {

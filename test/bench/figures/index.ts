@@ -4,6 +4,7 @@ import { run as alertQuestions } from "./alertQuestions.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
 import { run as busyPort } from "./busyPort.js";
 import { run as changePoints } from "./changePoints.js";
+import { run as catalogueAnswers } from "./catalogueAnswers.js";
 import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
@@ -38,6 +39,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   deadline,
   alertQuestions,
   changePoints,
+  catalogueAnswers,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
