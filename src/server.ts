@@ -117,6 +117,7 @@ export function serverOptionsOf(
     profileSupported,
     served: new Set(served),
     defaultOrder: config.pythonCompat ? "highest" : "unusual",
+    pythonCompat: config.pythonCompat,
   };
   return {
     tools,

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { order, profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
+import { answerForm, exact, order, profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
@@ -23,6 +23,7 @@ export const ExecuteQuery = defineTool({
     profile,
     limit: seriesLimit,
     order,
+    exact,
   }),
   outputSchema: queryResult,
   annotations: readOnly("Run an instant PromQL query"),
@@ -36,6 +37,7 @@ export const ExecuteQuery = defineTool({
         order: args.order ?? call.settings.defaultOrder ?? "unusual",
         limit: args.limit ?? undefined,
         emptyHint: labelHint(args.query, false, call),
+        form: answerForm(args.exact, call),
       });
     const result = await getFromWorkspace(
       args,

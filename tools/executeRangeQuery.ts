@@ -3,7 +3,7 @@ import { QueryResultCollector } from "../src/results/queryResult.js";
 import type { Order } from "../src/results/ranking.js";
 import { RANGE_VIEW_URI } from "../src/views/rangeView.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { end, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
+import { answerForm, end, exact, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
@@ -20,6 +20,7 @@ export const rangeArguments = z.object({
   profile,
   limit: seriesLimit,
   order,
+  exact,
 });
 
 export const ExecuteRangeQuery = defineTool({
@@ -50,6 +51,7 @@ export interface RangeArgs {
   step: string;
   limit?: number | null | undefined;
   order?: Order | null | undefined;
+  exact?: boolean | null | undefined;
 }
 
 /**
@@ -70,6 +72,7 @@ export function askRange(args: RangeArgs, call: ToolCall) {
       order,
       limit: args.limit ?? undefined,
       emptyHint: labelHint(args.query, true, call),
+      form: answerForm(args.exact, call),
     });
   const request = { path: "/query_range", params: { query: args.query, start, end, step: args.step } };
   return { range, order, request, collector };

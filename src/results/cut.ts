@@ -1,5 +1,6 @@
 import { isCutValue } from "../monitoredText.js";
 import { type AdviceFacts, advise } from "../promql/advice.js";
+import { compactCurve, pointsOfValues, withRangeHeader } from "./compactCurve.js";
 import type { CurveSpace } from "./curves.js";
 import type { Described, DescribedSeries, Descriptions } from "./description.js";
 import {
@@ -75,7 +76,9 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   const table = seriesTable(order, isRange);
   const rows = new Rows(order, table.common_labels, measure);
   const space = described.space;
-  const curves = new Curves(order, space, measure, asked.limit);
+  // A range answer's curves are compact arrays on its grid unless asked otherwise (see compactCurve.ts).
+  const compact = asked.form === "compact" && asked.range !== undefined;
+  const curves = new Curves(order, space, measure, compact, asked.limit);
 
   const suggestions = await advise(adviceFacts(input, order, table));
   const total = input.total;
@@ -110,7 +113,12 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     { ...most, points: total.points },
     asked.range?.step,
   );
-  const skeleton = { truncated: draft, ...data, result: [], series_stats: { ...table, rows: [] } };
+  const skeleton = {
+    truncated: draft,
+    ...withRangeHeader(data, asked, LONGEST_DURATION),
+    result: [],
+    series_stats: { ...table, rows: [] },
+  };
   const room = less(budget, measure.of(skeleton));
 
   const plan = share(room, rows, curves);
@@ -122,7 +130,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     if (bytes > left.bytes || !fitsIn(odd.add(value), left)) break;
     result.push(value);
   }
-  const points = result.reduce<number>((sum, element) => sum + pointsOf(element), 0);
+  const points = result.reduce<number>((sum, element) => sum + pointsOf(element, compact), 0);
   const width = space === undefined ? undefined : space.width * plan.factor;
   const downsampledTo =
     isRange && width !== undefined && width > (asked.range?.step ?? 0) ? width : undefined;
@@ -134,7 +142,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   );
   return {
     truncated,
-    ...data,
+    ...withRangeHeader(data, asked, width ?? asked.range?.step),
     result,
     series_stats: { ...table, rows: rows.first(plan.rows) },
   };
@@ -238,6 +246,8 @@ class Curves {
     private readonly order: readonly Described[],
     space: CurveSpace | undefined,
     private readonly measure: Measure,
+    /** Curves are written as compact arrays (compactCurve.ts), not as Prometheus's pairs. */
+    private readonly compact: boolean,
     /** The caller's `limit`: never more curves than this. */
     private readonly limit = Number.POSITIVE_INFINITY,
   ) {
@@ -286,7 +296,7 @@ class Curves {
 
   element(index: number, factor: number): unknown {
     const item = this.order[index] as Described;
-    return item.kind === "sample" ? item.element : curveElement(item, factor);
+    return item.kind === "sample" ? item.element : curveElement(item, factor, this.compact);
   }
 
   /** The first `count` curves at `factor`, written one after another. */
@@ -341,11 +351,15 @@ class Curves {
   }
 }
 
-/** A series in Prometheus's shape, its points from its curves at `factor`, values rounded. */
-function curveElement(item: DescribedSeries, factor: number): Record<string, unknown> {
+/**
+ * A series with its curves at `factor`, values rounded: `values` compact (one entry per bucket) or in
+ * Prometheus's shape (a pair per point).
+ */
+function curveElement(item: DescribedSeries, factor: number, compact: boolean): Record<string, unknown> {
   const element: Record<string, unknown> = { metric: item.metric };
   if (!item.values && !item.histograms) element.values = [];
-  if (item.values)
+  if (item.values && compact) element.values = compactCurve(item.values, factor);
+  else if (item.values)
     element.values = item.values.points(factor).map(([time, value]) => [time, sampleText(value)]);
   if (item.histograms) {
     element.histograms = item.histograms.points(factor).map(([time, , histogram]) => [time, histogram]);
@@ -353,10 +367,10 @@ function curveElement(item: DescribedSeries, factor: number): Record<string, unk
   return element;
 }
 
-function pointsOf(element: unknown): number {
+function pointsOf(element: unknown, compact: boolean): number {
   const { values, histograms } = element as { values?: unknown[]; histograms?: unknown[] };
   if (values === undefined && histograms === undefined) return 1;
-  return (values?.length ?? 0) + (histograms?.length ?? 0);
+  return pointsOfValues(values ?? [], compact) + (histograms?.length ?? 0);
 }
 
 /** What the advice is built from: the query, the answer's labels, and a step at which it would fit. */

@@ -33,6 +33,15 @@ export function sampleText(x: number): string {
   return nonFinite(x);
 }
 
+/**
+ * A Unix time (seconds) in RFC 3339 UTC, as every time the server writes besides Prometheus's own pairs:
+ * `2026-11-28T03:10:00Z`, with a fraction only when the time is not whole (`…:30.066Z`, milliseconds).
+ */
+export function rfc3339(unixSeconds: number): string {
+  const text = new Date(Math.round(unixSeconds * 1000)).toISOString();
+  return text.endsWith(".000Z") ? `${text.slice(0, -5)}Z` : text;
+}
+
 function nonFinite(x: number): string {
   if (Number.isNaN(x)) return "NaN";
   return x > 0 ? "+Inf" : "-Inf";

@@ -20,4 +20,9 @@ export interface QueryAsked {
    * default hints, which send it to ListMetrics, when unset or undefined.
    */
   emptyHint?: (() => Promise<string | undefined>) | undefined;
+  /**
+   * How the answer is written: `compact` (the default), `exact` (the call's `exact: true`: Prometheus's own
+   * shape and value strings in `result`), `legacy` (PYTHON_COMPAT: today's answers byte for byte, cut ones included).
+   */
+  form: "compact" | "exact" | "legacy";
 }

@@ -1,6 +1,7 @@
 import { isPlainObject, parseJsonBytes } from "../json.js";
 import type { Progress } from "../progress.js";
 import { formatSize } from "../text.js";
+import { compactElement, withRangeHeader } from "./compactCurve.js";
 import { describeCut } from "./cut.js";
 import { Description } from "./description.js";
 import {
@@ -39,7 +40,7 @@ const ALWAYS_KEPT_BYTES = 64 * 1024;
  * instead (statistics and a curve at a coarser step, see Description) and keeps no points.
  */
 export class QueryResultCollector {
-  private whole: WholeAnswer | undefined = new WholeAnswer();
+  private whole: WholeAnswer | undefined;
   private readonly description: Description;
   private readonly odd: Array<{ value: unknown; bytes: number }> = [];
   private oddBytes = 0;
@@ -51,6 +52,7 @@ export class QueryResultCollector {
     private readonly asked: QueryAsked,
   ) {
     this.description = new Description(asked, budget);
+    this.whole = new WholeAnswer(asked);
   }
 
   element(raw: Uint8Array): void {
@@ -98,17 +100,28 @@ export class QueryResultCollector {
   }
 }
 
-/** The elements of an answer that may be returned whole, and what they cost. */
+/**
+ * The elements of an answer that may be returned whole, and what they cost as the answer writes them:
+ * Prometheus's bytes in the `exact` and `legacy` forms, the compact elements' text in the `compact` form
+ * (see compactCurve.ts), so that what fits is what will be written.
+ */
 class WholeAnswer {
+  /** The elements as Prometheus sent them (described if the answer is cut after all). */
   readonly values: unknown[] = [];
+  /** The elements as the answer writes them. */
+  readonly written: unknown[] = [];
   private bytes = 0;
   /** The elements written one after another, once their bytes no longer fit the token budget. */
   private tally: TokenTally | undefined;
   /** Raw elements not yet tallied: while their bytes alone fit the token budget, they need not be. */
   private untallied: Uint8Array[] = [];
 
+  constructor(private readonly asked: QueryAsked) {}
+
   /** Keeps the element while the answer may still fit the budget; false (keeping nothing) once it cannot. */
-  add(value: unknown, raw: Uint8Array, budget: Budget): boolean {
+  add(value: unknown, sent: Uint8Array, budget: Budget): boolean {
+    const written = compactElement(value, this.asked);
+    const raw = written === value ? sent : Buffer.from(JSON.stringify(written));
     // Each element is followed by a comma.
     const bytes = this.bytes + raw.length + 1;
     if (bytes > budget.bytes) return false;
@@ -126,10 +139,11 @@ class WholeAnswer {
     }
     this.bytes = bytes;
     this.values.push(value);
+    this.written.push(written);
     return true;
   }
 
-  /** What the elements cost as Prometheus wrote them (their bytes standing in while those fit the tokens). */
+  /** What the elements cost as written (their bytes standing in while those fit the tokens). */
   get cost(): Cost {
     return { tokens: this.tally?.tokens ?? this.bytes, bytes: this.bytes };
   }
@@ -161,11 +175,11 @@ export class QueryResult implements Fittable {
     const odd = this.odd.map((entry) => entry.value);
     // A scalar's or string's pair is a handful of bytes: never cut.
     if (resultType === "scalar" || resultType === "string") {
-      return { value: { ...this.data, result: [...(this.whole?.values ?? []), ...odd] } };
+      return { value: { ...this.data, result: [...(this.whole?.written ?? []), ...odd] } };
     }
     const whole = this.whole;
     if (whole !== undefined && odd.length === 0) {
-      const value = { ...this.data, result: whole.values };
+      const value = { ...withRangeHeader(this.data, this.asked), result: whole.written };
       const limit = this.asked.limit;
       if (
         (limit === undefined || whole.values.length <= limit) &&
@@ -216,7 +230,7 @@ export class QueryResult implements Fittable {
     const measure = new Measure(layout);
     // Indented, the whole text is measured: the elements' costs were taken as Prometheus wrote them, compact.
     if (layout.indent) return fitsIn(measure.of(value), budget);
-    const skeleton = measure.of({ ...this.data, result: [] });
+    const skeleton = measure.of({ ...value, result: [] });
     return fitsIn(addCost(skeleton, whole.cost), budget);
   }
 }
