@@ -1,7 +1,17 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { answerForm, exact, order, profile, query, region, seriesLimit, time, workspaceId } from "./params.js";
+import {
+  answerForm,
+  exact,
+  order,
+  profile,
+  query,
+  region,
+  seriesLimit,
+  time,
+  workspaceId,
+} from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";

@@ -3,7 +3,19 @@ import { QueryResultCollector } from "../src/results/queryResult.js";
 import type { Order } from "../src/results/ranking.js";
 import { RANGE_VIEW_URI } from "../src/views/rangeView.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { answerForm, end, exact, order, profile, query, region, seriesLimit, start, step, workspaceId } from "./params.js";
+import {
+  answerForm,
+  end,
+  exact,
+  order,
+  profile,
+  query,
+  region,
+  seriesLimit,
+  start,
+  step,
+  workspaceId,
+} from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, stepSeconds, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";

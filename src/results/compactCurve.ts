@@ -80,13 +80,19 @@ export function gridValues(
 export function compactElement(element: unknown, asked: QueryAsked): unknown {
   if (asked.form !== "compact" || !isPlainObject(element)) return element;
   const { value, values } = element;
-  if (isPair(value)) return { ...element, value: [value[0], roundedText(value[1])] };
+  if (isPair(value)) return roundedSample(element);
   if (!Array.isArray(values) || !values.every(isPair)) return element;
   const onGrid = asked.range && gridValues(values as Array<[number, string]>, asked.range);
   return {
     ...element,
     values: onGrid ?? values.map(([time, text]) => [time, roundedText(text)]),
   };
+}
+
+/** A vector sample with its value rounded (anything else as it is). */
+export function roundedSample(element: unknown): unknown {
+  if (!isPlainObject(element) || !isPair(element.value)) return element;
+  return { ...element, value: [element.value[0], roundedText(element.value[1])] };
 }
 
 /**
@@ -101,7 +107,9 @@ export function pointsOfValues(values: readonly unknown[], compact: boolean): nu
 }
 
 function isPair(value: unknown): value is [number, string] {
-  return Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "string";
+  return (
+    Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "string"
+  );
 }
 
 function roundedText(text: string): string {

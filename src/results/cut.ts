@@ -1,6 +1,6 @@
 import { isCutValue } from "../monitoredText.js";
 import { type AdviceFacts, advise } from "../promql/advice.js";
-import { compactCurve, pointsOfValues, withRangeHeader } from "./compactCurve.js";
+import { compactCurve, pointsOfValues, roundedSample, withRangeHeader } from "./compactCurve.js";
 import type { CurveSpace } from "./curves.js";
 import type { Described, DescribedSeries, Descriptions } from "./description.js";
 import {
@@ -78,7 +78,13 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   const space = described.space;
   // A range answer's curves are compact arrays on its grid unless asked otherwise (see compactCurve.ts).
   const compact = asked.form === "compact" && asked.range !== undefined;
-  const curves = new Curves(order, space, measure, compact, asked.limit);
+  const curves = new Curves(
+    order,
+    space,
+    measure,
+    { compact, rounded: asked.form === "compact" },
+    asked.limit,
+  );
 
   const suggestions = await advise(adviceFacts(input, order, table));
   const total = input.total;
@@ -246,8 +252,11 @@ class Curves {
     private readonly order: readonly Described[],
     space: CurveSpace | undefined,
     private readonly measure: Measure,
-    /** Curves are written as compact arrays (compactCurve.ts), not as Prometheus's pairs. */
-    private readonly compact: boolean,
+    /**
+     * `compact`: curves are written as compact arrays (compactCurve.ts), not as Prometheus's pairs;
+     * `rounded`: samples' values are rounded too, not as Prometheus sent them.
+     */
+    private readonly form: { compact: boolean; rounded: boolean },
     /** The caller's `limit`: never more curves than this. */
     private readonly limit = Number.POSITIVE_INFINITY,
   ) {
@@ -296,7 +305,8 @@ class Curves {
 
   element(index: number, factor: number): unknown {
     const item = this.order[index] as Described;
-    return item.kind === "sample" ? item.element : curveElement(item, factor, this.compact);
+    if (item.kind === "series") return curveElement(item, factor, this.form.compact);
+    return this.form.rounded ? roundedSample(item.element) : item.element;
   }
 
   /** The first `count` curves at `factor`, written one after another. */

@@ -179,7 +179,9 @@ export class QueryResult implements Fittable {
     }
     const whole = this.whole;
     if (whole !== undefined && odd.length === 0) {
-      const value = { ...withRangeHeader(this.data, this.asked), result: whole.written };
+      // An empty answer has no values to read the range header against: Prometheus's keys alone.
+      const data = whole.written.length > 0 ? withRangeHeader(this.data, this.asked) : this.data;
+      const value = { ...data, result: whole.written };
       const limit = this.asked.limit;
       if (
         (limit === undefined || whole.values.length <= limit) &&

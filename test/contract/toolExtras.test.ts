@@ -213,7 +213,7 @@ describe("a query that matched nothing gets a hint, as a text item of its own", 
     const emptyBytes = JSON.stringify(empty).length;
     const render = async (bytes: number) => {
       const budget = { tokens: 20_000, bytes };
-      const answer = new QueryResultCollector(budget, { query: "q", order: "unusual" }).finish(
+      const answer = new QueryResultCollector(budget, { query: "q", order: "unusual", form: "compact" }).finish(
         empty,
         emptyBytes,
       );

@@ -62,7 +62,7 @@ describe("a cut range result", () => {
   it("stays within the budget, says so first, and its table reconstructs and describes every series exactly", async () => {
     const counts = { cut: 0, whole: 0, tableWhole: 0, tableCut: 0 };
     const property = fc.asyncProperty(matrixAnswer(RANGE), budgets, orders, async (data, budget, order) => {
-      const asked: QueryAsked = { query: "metric_total", range: RANGE, order };
+      const asked: QueryAsked = { query: "metric_total", range: RANGE, order, form: "exact" };
       const { texts, json, structured } = await rendered(data, budget, asked);
       expect(json).toEqual(structured);
       expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
@@ -126,7 +126,7 @@ describe("a cut range result", () => {
         const { json } = await rendered(
           data,
           { tokens, bytes: 1_000_000 },
-          { query: "m", range, order: "unusual" },
+          { query: "m", range, order: "unusual", form: "exact" },
         );
         if (json.truncated === undefined) return;
         const width = json.truncated.downsampled?.returned_step_seconds ?? range.step;
@@ -237,8 +237,8 @@ describe("the order of a cut", () => {
       // Tight enough that a vector of a dozen samples is cut too.
       const budget = { tokens: instant ? 300 : 4_000, bytes: 1_000_000 };
       const asked: QueryAsked = instant
-        ? { query: "q", time: TIME, order: "unusual", limit: 3 }
-        : { query: "q", range: RANGE, order: "unusual" };
+        ? { query: "q", time: TIME, order: "unusual", limit: 3, form: "exact" }
+        : { query: "q", range: RANGE, order: "unusual", form: "exact" };
       const { json } = await rendered(data, budget, asked);
       if (json.truncated === undefined) throw new Error("the planted group was not cut");
       if (up) counts.up++;
@@ -258,7 +258,7 @@ describe("the order of a cut", () => {
         const { json } = await rendered(
           data,
           { tokens: 3_000, bytes: 1_000_000 },
-          { query: "m", range: RANGE, order },
+          { query: "m", range: RANGE, order, form: "compact" },
         );
         if (json.truncated === undefined) return;
         const keyOf = (row: unknown[]) => (order === "highest" ? tableValue(row[2]) : -tableValue(row[1]));
@@ -287,6 +287,7 @@ describe("a cut instant vector", () => {
           time: TIME,
           order: "unusual",
           limit,
+          form: "exact",
         });
         expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
         if (json.truncated === undefined) {
@@ -325,7 +326,12 @@ describe("the indented layout (PYTHON_COMPAT)", () => {
     const counts = { cut: 0 };
     const property = fc.asyncProperty(matrixAnswer(RANGE, 20), async (data) => {
       const budget: Budget = { tokens: 6_000, bytes: 1_000_000 };
-      const { texts, json } = await rendered(data, budget, { query: "m", range: RANGE, order: "highest" }, 2);
+      const { texts, json } = await rendered(
+        data,
+        budget,
+        { query: "m", range: RANGE, order: "highest", form: "exact" },
+        2,
+      );
       expect(texts[0]).toBe(JSON.stringify(json, null, 2));
       expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
       if (json.truncated === undefined) return;

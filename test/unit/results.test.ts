@@ -27,7 +27,12 @@ describe("regressions of the byte budget's arithmetic", () => {
     };
     expect(Buffer.byteLength(JSON.stringify(data))).toBeGreaterThan(100_000);
     const budget = { tokens: 20_000, bytes: 1_000_000 };
-    const { texts, json } = await rendered(data, budget, { query: "q", time: TIME, order: "unusual" });
+    const { texts, json } = await rendered(data, budget, {
+      query: "q",
+      time: TIME,
+      order: "unusual",
+      form: "exact",
+    });
     expect(json.truncated?.cut_by).toBe("size");
     expect(json.result.length).toBeGreaterThanOrEqual(10);
     expect(json.series_stats?.rows.length).toBeGreaterThan(300);
@@ -49,7 +54,12 @@ describe("regressions of the byte budget's arithmetic", () => {
     };
     const range = { start: TIME, end: TIME + 86_400, step: 60 };
     const budget = { tokens: 20_000, bytes: 1_000_000 };
-    const { texts, json } = await rendered(data, budget, { query: "cpu", range, order: "highest" }, 2);
+    const { texts, json } = await rendered(
+      data,
+      budget,
+      { query: "cpu", range, order: "highest", form: "exact" },
+      2,
+    );
     expect(texts[0]).toBe(JSON.stringify(json, null, 2));
     expect(json.result.length).toBeGreaterThanOrEqual(10);
     expect(json.series_stats?.rows).toHaveLength(60);
@@ -129,7 +139,7 @@ describe("more series than are described", () => {
       })),
     };
     const range = { start: TIME, end: TIME + 120, step: 60 };
-    const asked = { query: "q", range, order: "unusual" } as const;
+    const asked = { query: "q", range, order: "unusual", form: "exact" } as const;
     const description = new Description(asked, { tokens: 20_000, bytes: 1_000_000 });
     for (const series of data.result) description.add(series);
     const described = description.result("series");
@@ -168,7 +178,12 @@ describe("other shapes of a cut answer", () => {
       })),
     };
     const budget = { tokens: 2_000, bytes: 1_000_000 };
-    const { json, texts } = await rendered(data, budget, { query: "x[5m]", time: TIME, order: "highest" });
+    const { json, texts } = await rendered(data, budget, {
+      query: "x[5m]",
+      time: TIME,
+      order: "highest",
+      form: "exact",
+    });
     expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
     expect(json.series_stats?.columns).toContain("max_at");
     const first = json.result[0] as { metric: { pod: string }; values: [number, string][] };
@@ -198,7 +213,7 @@ describe("other shapes of a cut answer", () => {
     const { json } = await rendered(
       data,
       { tokens: 3_000, bytes: 1_000_000 },
-      { query: "h", range, order: "unusual" },
+      { query: "h", range, order: "unusual", form: "exact" },
     );
     expect(json.truncated).toBeDefined();
     const first = json.result[0] as { metric: { pod: string }; histograms: Array<[number, unknown]> };
