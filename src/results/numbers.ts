@@ -1,9 +1,15 @@
 /**
  * Sample values as Prometheus writes them (strings, with `NaN`, `+Inf`, `-Inf` spelled its own way) and
- * as a cut result writes them: rounded to SIGNIFICANT_DIGITS, which a model reads in fewer tokens.
+ * as the server writes them: rounded to SIGNIFICANT_DIGITS, which a model reads in fewer tokens; and
+ * times as the server writes them (RFC 3339).
  */
 
-/** Values in a cut result (curves and statistics) keep this many significant digits. */
+/**
+ * Values the server writes (compact curves, vector samples, statistics; not in the `exact` and `legacy`
+ * forms) keep this many significant digits: a rounding error of at most 0.005 %. Four digits would save
+ * only a few per cent of a curve's tokens for ten times the error, by both tokenizers (bench case
+ * `cut-range-points-per-token`, its note): the timestamps and quotes dropped are what saves tokens.
+ */
 export const SIGNIFICANT_DIGITS = 5;
 
 /** A Prometheus sample value as a number: NaN for anything that is not one. */

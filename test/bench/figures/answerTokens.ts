@@ -378,7 +378,10 @@ async function statisticsCost(ctx: BenchContext, prometheusUrl: string): Promise
     readAnswer(
       new Response(body),
       "bench",
-      new QueryResultCollector({ tokens: BUDGET, bytes: 1_000_000 }, { query, range, order: "unusual", form: "compact" }),
+      new QueryResultCollector(
+        { tokens: BUDGET, bytes: 1_000_000 },
+        { query, range, order: "unusual", form: "compact" },
+      ),
       256 * MB,
     );
   // What reading cost before this work: each element parsed, and dropped (nothing kept is the least).

@@ -6,6 +6,7 @@ import { run as busyPort } from "./busyPort.js";
 import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
+import { run as cutRangePoints } from "./cutRangePoints.js";
 import { run as deadline } from "./deadline.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
@@ -36,6 +37,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   chartLimits,
   deadline,
   alertQuestions,
+  cutRangePoints,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
