@@ -5,8 +5,8 @@
  */
 
 /**
- * Values the server writes (compact curves, vector samples, statistics; not in the `exact` and `legacy`
- * forms) keep this many significant digits: a rounding error of at most 0.005 %. Four digits would save
+ * Values the server writes (statistics, and in the compact form curves and samples) keep this many
+ * significant digits: a rounding error of at most 0.005 %. Four digits would save
  * only a few per cent of a curve's tokens for ten times the error, by both tokenizers (bench case
  * `cut-range-points-per-token`, its note): the timestamps and quotes dropped are what saves tokens.
  */

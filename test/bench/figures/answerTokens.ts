@@ -8,6 +8,7 @@
 // PYTHON_COMPAT), its own figure (`toolsListModes`, registered as `toolsList`).
 import { parseJsonBytes } from "../../../src/json.js";
 import { readAnswer } from "../../../src/prometheus/answerReader.js";
+import { pointsOfValues } from "../../../src/results/compactCurve.js";
 import { QueryResultCollector } from "../../../src/results/queryResult.js";
 import { makeHandler } from "../../helpers/handler.js";
 import { bundleStreamProbe, probeRangeQuery, startBigAnswerServer } from "../../support/bigAnswer.js";
@@ -102,7 +103,10 @@ function measured(answer: Answer, tokenize: boolean): Measured {
     ...tokens,
     inView: answer.value.series_stats?.rows.length ?? result.length,
     curves: result.length,
-    points: result.map((series) => (Array.isArray(series.values) ? series.values.length : 1)),
+    // A compact answer (its `range` header) writes a curve's points as entries, a bucket's two extremes as a pair.
+    points: result.map((series) =>
+      Array.isArray(series.values) ? pointsOfValues(series.values, "range" in answer.value) : 1,
+    ),
   };
 }
 
