@@ -100,11 +100,23 @@ describe.skipIf(!prometheusAvailable())(
       expect(note).toMatch(/sum by \(namespace\) \(rate\(container_cpu_usage_seconds_total\[5m\]\)\)/);
     });
 
-    it("returns a small answer whole, unmarked, exactly as Prometheus does", async () => {
+    it("returns a small answer whole, unmarked: exactly as Prometheus does with exact, values rounded without", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
+      const upstream = (await prometheus.api("query", args)) as {
+        result: Array<{ value: [number, string] }>;
+      };
+      const exact = (await callTool("ExecuteQuery", { ...args, exact: true })).result;
+      expect(exact.structuredContent).toEqual(upstream);
+      expect(exact.structuredContent.truncated).toBeUndefined();
+      expect(exact.content).toHaveLength(1);
       const { result } = await callTool("ExecuteQuery", args);
-      expect(result.structuredContent).toEqual(await prometheus.api("query", args));
-      expect(result.structuredContent.truncated).toBeUndefined();
+      expect(result.structuredContent).toEqual({
+        ...upstream,
+        result: upstream.result.map((sample) => ({
+          ...sample,
+          value: [sample.value[0], String(rounded(Number(sample.value[1])))],
+        })),
+      });
       expect(result.content).toHaveLength(1);
     });
 
@@ -142,7 +154,7 @@ describe.skipIf(!prometheusAvailable())(
 
     it("a limit above what exists changes nothing", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
-      const { result } = await callTool("ExecuteQuery", { ...args, limit: 50 });
+      const { result } = await callTool("ExecuteQuery", { ...args, limit: 50, exact: true });
       expect(result.structuredContent).toEqual(await prometheus.api("query", args));
     });
 
