@@ -104,9 +104,10 @@ function onGrid(series: RangeSeries, grid: { start: number; step: number }): Ran
   const points: Array<readonly [number, string]> = [];
   (series.values as readonly unknown[]).forEach((entry, k) => {
     const time = grid.start + k * grid.step;
-    if (Array.isArray(entry))
-      entry.forEach((one, i) => points.push([time + (i * grid.step) / 2, String(one)]));
-    else if (entry !== null) points.push([time, String(entry)]);
+    const extremes = Array.isArray(entry) ? entry : entry === null ? [] : [entry];
+    extremes.forEach((one, i) => {
+      points.push([time + (i * grid.step) / 2, String(one)]);
+    });
   });
   return { metric: series.metric, values: points };
 }

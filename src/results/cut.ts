@@ -76,15 +76,8 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   const table = seriesTable(order, isRange);
   const rows = new Rows(order, table.common_labels, measure);
   const space = described.space;
-  // A range answer's curves are compact arrays on its grid unless asked otherwise (see compactCurve.ts).
-  const compact = asked.form === "compact" && asked.range !== undefined;
-  const curves = new Curves(
-    order,
-    space,
-    measure,
-    { compact, rounded: asked.form === "compact" },
-    asked.limit,
-  );
+  const form = curveForm(asked);
+  const curves = new Curves(order, space, measure, form, asked.limit);
 
   const suggestions = await advise(adviceFacts(input, order, table));
   const total = input.total;
@@ -119,13 +112,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     { ...most, points: total.points },
     asked.range?.step,
   );
-  const skeleton = {
-    truncated: draft,
-    ...withRangeHeader(data, asked, LONGEST_DURATION),
-    result: [],
-    series_stats: { ...table, rows: [] },
-  };
-  const room = less(budget, measure.of(skeleton));
+  const room = less(budget, measure.of(skeletonOf(draft, input, table)));
 
   const plan = share(room, rows, curves);
   const result: unknown[] = [];
@@ -136,7 +123,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     if (bytes > left.bytes || !fitsIn(odd.add(value), left)) break;
     result.push(value);
   }
-  const points = result.reduce<number>((sum, element) => sum + pointsOf(element, compact), 0);
+  const points = result.reduce<number>((sum, element) => sum + pointsOf(element, form.compact), 0);
   const width = space === undefined ? undefined : space.width * plan.factor;
   const downsampledTo =
     isRange && width !== undefined && width > (asked.range?.step ?? 0) ? width : undefined;
@@ -151,6 +138,31 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     ...withRangeHeader(data, asked, width ?? asked.range?.step),
     result,
     series_stats: { ...table, rows: rows.first(plan.rows) },
+  };
+}
+
+/** How curves and samples are written (see compactCurve.ts and the Curves class). */
+interface CurveForm {
+  /** A range's curves as compact arrays on its grid, not as Prometheus's pairs. */
+  compact: boolean;
+  /** Samples' values rounded, not as Prometheus sent them. */
+  rounded: boolean;
+}
+
+function curveForm(asked: QueryAsked): CurveForm {
+  return {
+    compact: asked.form === "compact" && asked.range !== undefined,
+    rounded: asked.form === "compact",
+  };
+}
+
+/** The cut answer without its elements, the note and the range header at their longest: what the room is left of. */
+function skeletonOf(draft: Truncation, input: CutInput, table: SeriesTable): Record<string, unknown> {
+  return {
+    truncated: draft,
+    ...withRangeHeader(input.data, input.asked, LONGEST_DURATION),
+    result: [],
+    series_stats: { ...table, rows: [] },
   };
 }
 
@@ -252,11 +264,7 @@ class Curves {
     private readonly order: readonly Described[],
     space: CurveSpace | undefined,
     private readonly measure: Measure,
-    /**
-     * `compact`: curves are written as compact arrays (compactCurve.ts), not as Prometheus's pairs;
-     * `rounded`: samples' values are rounded too, not as Prometheus sent them.
-     */
-    private readonly form: { compact: boolean; rounded: boolean },
+    private readonly form: CurveForm,
     /** The caller's `limit`: never more curves than this. */
     private readonly limit = Number.POSITIVE_INFINITY,
   ) {

@@ -213,10 +213,11 @@ describe("a query that matched nothing gets a hint, as a text item of its own", 
     const emptyBytes = JSON.stringify(empty).length;
     const render = async (bytes: number) => {
       const budget = { tokens: 20_000, bytes };
-      const answer = new QueryResultCollector(budget, { query: "q", order: "unusual", form: "compact" }).finish(
-        empty,
-        emptyBytes,
-      );
+      const answer = new QueryResultCollector(budget, {
+        query: "q",
+        order: "unusual",
+        form: "compact",
+      }).finish(empty, emptyBytes);
       return (await renderToolResult(answer, budget)).content.map((item) => (item as { text: string }).text);
     };
     const exact = emptyBytes + Buffer.byteLength(EMPTY_INSTANT_HINT);

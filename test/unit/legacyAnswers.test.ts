@@ -13,7 +13,7 @@ const GOLDEN = join(import.meta.dirname, "..", "golden", "legacy");
 
 /** What commit 1344602 wrote for the case (test/golden/legacy/capture.ts). */
 function golden(name: string): string {
-  return readFileSync(join(GOLDEN, `${name}.json`), "utf8");
+  return readFileSync(join(GOLDEN, `${name}.txt`), "utf8");
 }
 
 /** The call's settings as the server makes them from the environment. */

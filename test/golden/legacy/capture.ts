@@ -13,5 +13,5 @@ const { rendered } = (await import(
 )) as typeof import("../../helpers/cutResults.js");
 for (const { name, data, budget, asked } of LEGACY_CASES) {
   const { texts } = await rendered(data, budget, asked, 2);
-  writeFileSync(join(import.meta.dirname, `${name}.json`), texts.join("\n---\n"));
+  writeFileSync(join(import.meta.dirname, `${name}.txt`), texts.join("\n---\n"));
 }
