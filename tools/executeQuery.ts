@@ -1,7 +1,18 @@
 import * as z from "zod";
 import { QueryResultCollector } from "../src/results/queryResult.js";
 import { getFromWorkspace, readClock, readOnly } from "./common.js";
-import { order, profile, query, region, seriesLimit, summary, time, workspaceId } from "./params.js";
+import {
+  answerForm,
+  exact,
+  order,
+  profile,
+  query,
+  region,
+  seriesLimit,
+  summary,
+  time,
+  workspaceId,
+} from "./params.js";
 import { labelHint } from "./queryHints.js";
 import { resolveTime, toUnixSeconds } from "./relativeTime.js";
 import { expectShape, queryData, queryResult } from "./results.js";
@@ -24,6 +35,7 @@ export const ExecuteQuery = defineTool({
     limit: seriesLimit,
     order,
     summary,
+    exact,
   }),
   outputSchema: queryResult,
   annotations: readOnly("Run an instant PromQL query"),
@@ -35,10 +47,10 @@ export const ExecuteQuery = defineTool({
         query: args.query,
         time: time === undefined ? now / 1000 : toUnixSeconds(time),
         order: args.order ?? call.settings.defaultOrder ?? "unusual",
-        form: call.settings.pythonCompat ? "legacy" : "compact",
         summary: args.summary ?? undefined,
         limit: args.limit ?? undefined,
         emptyHint: labelHint(args.query, false, call),
+        form: answerForm(args.exact, call),
       });
     const result = await getFromWorkspace(
       args,

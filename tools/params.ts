@@ -3,8 +3,10 @@ import { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "../src/charts/thresho
 import { hasLoneSurrogate } from "../src/json.js";
 import { WORKSPACE_ID_FORM, WORKSPACE_ID_MAX_LENGTH } from "../src/prometheus/access.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
+import type { QueryAsked } from "../src/results/queryAsked.js";
 import { ORDERS, type Order } from "../src/results/ranking.js";
 import { durationMs, parseRelativeTime } from "./relativeTime.js";
+import type { ToolCall } from "./types.js";
 
 /**
  * The parameters a JSON number is accepted for (clients send Unix times, steps in seconds and limits as
@@ -221,6 +223,17 @@ export const order = z
   .describe(
     "Which series come first when the answer is cut (and with limit): unusual (default; finds anomalies: furthest from the typical series, either way), highest (by peak), lowest (by dip).",
   );
+export const exact = z
+  .boolean()
+  .nullable()
+  .optional()
+  .describe("true: Prometheus's own answer shape and exact value strings");
+
+/** How a query answer is written: `legacy` under PYTHON_COMPAT, else as the call's `exact` asks. */
+export function answerForm(exactAsked: boolean | null | undefined, call: ToolCall): QueryAsked["form"] {
+  if (call.settings.pythonCompat) return "legacy";
+  return exactAsked ? "exact" : "compact";
+}
 export const namesLimit = countLimit("names, first by name,");
 
 /** A query answer as its `series_stats` table alone (ExecuteQuery, ExecuteRangeQuery). */

@@ -10,7 +10,7 @@ export interface ToolSettings extends UpstreamSettings {
   profileSupported: boolean;
   /** The order of a cut query result when the call names none (`highest` under PYTHON_COMPAT). */
   defaultOrder?: Order | undefined;
-  /** PYTHON_COMPAT: query answers in their legacy form, byte for byte as the Python server's. */
+  /** PYTHON_COMPAT: query answers are written as the Python server wrote them (QueryAsked's `legacy` form). */
   pythonCompat?: boolean | undefined;
   /** The names of the tools this deployment serves (TOOLS): advice names only those. Unset: all. */
   served?: ReadonlySet<string> | undefined;

@@ -60,7 +60,8 @@ export function viewInputOf(toolResult: unknown): ViewInput {
     }
   }
   if (body.resultType === "matrix" && Array.isArray(body.result)) {
-    const series = body.result.filter(isRangeSeries);
+    const grid = gridOf(body.range);
+    const series = body.result.filter(isRangeSeries).map((one) => (grid ? onGrid(one, grid) : one));
     // A cut answer says so first: its note, and how many series the query matched in all.
     const cut = isObject(body.truncated) ? body.truncated : undefined;
     const total = isObject(cut?.total) && typeof cut.total.series === "number" ? cut.total.series : undefined;
@@ -85,6 +86,30 @@ function parsed(text: string | undefined): Json | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A compact answer's `range` (RFC 3339 start, step in seconds): its `values[k]` is at start + k × step. */
+function gridOf(range: unknown): { start: number; step: number } | undefined {
+  if (!isObject(range) || typeof range.start !== "string" || typeof range.step_seconds !== "number")
+    return undefined;
+  const start = Date.parse(range.start) / 1000;
+  return Number.isFinite(start) && range.step_seconds > 0 ? { start, step: range.step_seconds } : undefined;
+}
+
+/**
+ * A compact curve as `[time, "value"]` points: an entry at start + k × step; a bucket's two extremes
+ * `[first, second]` at its start and half a step later, so both are drawn; `null` no point.
+ */
+function onGrid(series: RangeSeries, grid: { start: number; step: number }): RangeSeries {
+  const points: Array<readonly [number, string]> = [];
+  (series.values as readonly unknown[]).forEach((entry, k) => {
+    const time = grid.start + k * grid.step;
+    const extremes = Array.isArray(entry) ? entry : entry === null ? [] : [entry];
+    extremes.forEach((one, i) => {
+      points.push([time + (i * grid.step) / 2, String(one)]);
+    });
+  });
+  return { metric: series.metric, values: points };
 }
 
 function isRangeSeries(value: unknown): value is RangeSeries {

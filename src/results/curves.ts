@@ -168,11 +168,7 @@ export class Curve {
    * between them is the same, and a flat series costs two points instead of one per bucket.
    */
   points(factor: number): CurvePoint[] {
-    const buckets = this.space.buckets;
-    const size = Math.ceil(buckets / factor);
-    const merged = new Float64Array(NUMBERS * size);
-    const payloads = this.payloads && new Array(2 * size);
-    mergeBuckets(this.space.data, this.offset, buckets, factor, merged, 0, this.payloads, payloads);
+    const { merged, payloads, size } = this.merged(factor);
     const points: CurvePoint[] = [];
     const bucketOf: number[] = [];
     const push = (point: CurvePoint, bucket: number) => {
@@ -204,6 +200,36 @@ export class Curve {
     }
     // Native histograms of equal counts can differ: only float curves are run-length written.
     return this.payloads ? points : withoutRunInteriors(points, bucketOf);
+  }
+
+  /**
+   * Each bucket at `factor` times the space's width (bucket k starts at range.start + k × width × factor):
+   * the values of its lowest and highest samples in time order (one value when they are the same sample
+   * or equal), undefined for an empty bucket. Unlike `points`, runs are not shortened.
+   */
+  extremes(factor: number): Array<readonly [number] | readonly [number, number] | undefined> {
+    const { merged, size } = this.merged(factor);
+    const extremes: Array<readonly [number] | readonly [number, number] | undefined> = [];
+    for (let bucket = 0; bucket < size; bucket++) {
+      const at = NUMBERS * bucket;
+      const minTime = merged[at + MIN_TIME] as number;
+      const maxTime = merged[at + MAX_TIME] as number;
+      const min = merged[at + MIN_VALUE] as number;
+      const max = merged[at + MAX_VALUE] as number;
+      if (Number.isNaN(minTime)) extremes.push(undefined);
+      else if (minTime === maxTime || min === max) extremes.push([min]);
+      else extremes.push(minTime < maxTime ? [min, max] : [max, min]);
+    }
+    return extremes;
+  }
+
+  private merged(factor: number): { merged: Float64Array; payloads: unknown[] | undefined; size: number } {
+    const buckets = this.space.buckets;
+    const size = Math.ceil(buckets / factor);
+    const merged = new Float64Array(NUMBERS * size);
+    const payloads = this.payloads && new Array(2 * size);
+    mergeBuckets(this.space.data, this.offset, buckets, factor, merged, 0, this.payloads, payloads);
+    return { merged, payloads, size };
   }
 }
 

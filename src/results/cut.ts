@@ -1,5 +1,6 @@
 import { isCutValue } from "../monitoredText.js";
 import { type AdviceFacts, advise } from "../promql/advice.js";
+import { compactCurve, pointsOfValues, roundedSample, withRangeHeader } from "./compactCurve.js";
 import type { CurveSpace } from "./curves.js";
 import type { Described, DescribedSeries, Descriptions } from "./description.js";
 import {
@@ -18,7 +19,7 @@ import { SIGNIFICANT_DIGITS, sampleText } from "./numbers.js";
 import type { QueryAsked } from "./queryAsked.js";
 import { cutNote } from "./queryNote.js";
 import { ranked } from "./ranking.js";
-import { statsTable } from "./statsTable.js";
+import { type StatsTable, statsTable } from "./statsTable.js";
 import type { Rows } from "./table.js";
 
 /** At least this many curves (or samples) are returned, where the budget allows. */
@@ -75,7 +76,8 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   const isRange = data.resultType !== "vector";
   const { heading: table, rows } = statsTable(order, isRange, asked.form, measure);
   const space = described.space;
-  const curves = new Curves(order, space, measure, asked.limit);
+  const form = curveForm(asked);
+  const curves = new Curves(order, space, measure, form, asked.limit);
 
   const suggestions = await advise(adviceFacts(input, order, table));
   const total = input.total;
@@ -110,8 +112,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     { ...most, points: total.points },
     asked.range?.step,
   );
-  const skeleton = { truncated: draft, ...data, result: [], series_stats: { ...table, rows: [] } };
-  const room = less(budget, measure.of(skeleton));
+  const room = less(budget, measure.of(skeletonOf(draft, input, table)));
 
   const plan = share(room, rows, curves);
   const result: unknown[] = [];
@@ -122,7 +123,7 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
     if (bytes > left.bytes || !fitsIn(odd.add(value), left)) break;
     result.push(value);
   }
-  const points = result.reduce<number>((sum, element) => sum + pointsOf(element), 0);
+  const points = result.reduce<number>((sum, element) => sum + pointsOf(element, form.compact), 0);
   const width = space === undefined ? undefined : space.width * plan.factor;
   const downsampledTo =
     isRange && width !== undefined && width > (asked.range?.step ?? 0) ? width : undefined;
@@ -134,9 +135,34 @@ export async function describeCut(input: CutInput): Promise<Record<string, unkno
   );
   return {
     truncated,
-    ...data,
+    ...withRangeHeader(data, asked, width ?? asked.range?.step),
     result,
     series_stats: { ...table, rows: rows.first(plan.rows) },
+  };
+}
+
+/** How curves and samples are written (see compactCurve.ts and the Curves class). */
+interface CurveForm {
+  /** A range's curves as compact arrays on its grid, not as Prometheus's pairs. */
+  compact: boolean;
+  /** Samples' values rounded, not as Prometheus sent them. */
+  rounded: boolean;
+}
+
+function curveForm(asked: QueryAsked): CurveForm {
+  return {
+    compact: asked.form === "compact" && asked.range !== undefined,
+    rounded: asked.form === "compact",
+  };
+}
+
+/** The cut answer without its elements, the note and the range header at their longest: what the room is left of. */
+function skeletonOf(draft: Truncation, input: CutInput, table: StatsTable["heading"]): Record<string, unknown> {
+  return {
+    truncated: draft,
+    ...withRangeHeader(input.data, input.asked, LONGEST_DURATION),
+    result: [],
+    series_stats: { ...table, rows: [] },
   };
 }
 
@@ -224,6 +250,7 @@ class Curves {
     private readonly order: readonly Described[],
     space: CurveSpace | undefined,
     private readonly measure: Measure,
+    private readonly form: CurveForm,
     /** The caller's `limit`: never more curves than this. */
     private readonly limit = Number.POSITIVE_INFINITY,
   ) {
@@ -272,7 +299,8 @@ class Curves {
 
   element(index: number, factor: number): unknown {
     const item = this.order[index] as Described;
-    return item.kind === "sample" ? item.element : curveElement(item, factor);
+    if (item.kind === "series") return curveElement(item, factor, this.form.compact);
+    return this.form.rounded ? roundedSample(item.element) : item.element;
   }
 
   /** The first `count` curves at `factor`, written one after another. */
@@ -327,11 +355,15 @@ class Curves {
   }
 }
 
-/** A series in Prometheus's shape, its points from its curves at `factor`, values rounded. */
-function curveElement(item: DescribedSeries, factor: number): Record<string, unknown> {
+/**
+ * A series with its curves at `factor`, values rounded: `values` compact (one entry per bucket) or in
+ * Prometheus's shape (a pair per point).
+ */
+function curveElement(item: DescribedSeries, factor: number, compact: boolean): Record<string, unknown> {
   const element: Record<string, unknown> = { metric: item.metric };
   if (!item.values && !item.histograms) element.values = [];
-  if (item.values)
+  if (item.values && compact) element.values = compactCurve(item.values, factor);
+  else if (item.values)
     element.values = item.values.points(factor).map(([time, value]) => [time, sampleText(value)]);
   if (item.histograms) {
     element.histograms = item.histograms.points(factor).map(([time, , histogram]) => [time, histogram]);
@@ -339,10 +371,10 @@ function curveElement(item: DescribedSeries, factor: number): Record<string, unk
   return element;
 }
 
-function pointsOf(element: unknown): number {
+function pointsOf(element: unknown, compact: boolean): number {
   const { values, histograms } = element as { values?: unknown[]; histograms?: unknown[] };
   if (values === undefined && histograms === undefined) return 1;
-  return (values?.length ?? 0) + (histograms?.length ?? 0);
+  return pointsOfValues(values ?? [], compact) + (histograms?.length ?? 0);
 }
 
 /** What the advice is built from: the query, the answer's labels, and a step at which it would fit. */

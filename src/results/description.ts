@@ -60,6 +60,12 @@ const MAX_BUCKETS_PER_CURVE = 4096;
  * chooses (a whole multiple of the width) can come close to filling the budget with few curves.
  */
 const TOKENS_PER_BUCKET = 16;
+/**
+ * The same for compact curves, whose entries cost about a third of a `[t, "v"]` pair (bench case
+ * `cut-range-points-per-token`): a finer space, so that the steps a cut can choose are as close
+ * together in tokens as a pair-shaped cut's (few curves filling the budget at a step between two).
+ */
+const COMPACT_TOKENS_PER_BUCKET = 5;
 
 /**
  * The series (or samples) of an answer too large to return whole, each described as it streams in:
@@ -151,11 +157,17 @@ export class Description {
   }
 
   /** The curves' space: the asked range, or for an instant query's matrix one from the first series read. */
+  private tokensPerBucket(): number {
+    return this.asked.form === "compact" && this.asked.range !== undefined
+      ? COMPACT_TOKENS_PER_BUCKET
+      : TOKENS_PER_BUCKET;
+  }
+
   private spaceFor(firstTime: number | undefined): CurveSpace {
     if (this.space !== undefined) return this.space;
     const perCurve = Math.min(
       MAX_BUCKETS_PER_CURVE,
-      Math.max(MIN_CURVE_BUCKETS, Math.round(this.budget.tokens / TOKENS_PER_BUCKET)),
+      Math.max(MIN_CURVE_BUCKETS, Math.round(this.budget.tokens / this.tokensPerBucket())),
     );
     const range = this.asked.range ?? instantRange(firstTime, this.asked.time);
     this.space = new CurveSpace(range, perCurve, MAX_CURVE_BUCKETS);

@@ -1,6 +1,7 @@
 import { isPlainObject, parseJsonBytes } from "../json.js";
 import type { Progress } from "../progress.js";
 import { formatSize } from "../text.js";
+import { compactElement, withRangeHeader } from "./compactCurve.js";
 import { describeCut } from "./cut.js";
 import { type Described, Description, type Descriptions } from "./description.js";
 import {
@@ -57,7 +58,7 @@ export class QueryResultCollector {
   ) {
     this.description = new Description(asked, budget);
     // A summary is the table alone: every element is described, none kept.
-    this.whole = asked.summary ? undefined : new WholeAnswer();
+    this.whole = asked.summary ? undefined : new WholeAnswer(asked);
   }
 
   element(raw: Uint8Array): void {
@@ -105,17 +106,28 @@ export class QueryResultCollector {
   }
 }
 
-/** The elements of an answer that may be returned whole, and what they cost. */
+/**
+ * The elements of an answer that may be returned whole, and what they cost as the answer writes them:
+ * Prometheus's bytes in the `exact` and `legacy` forms, the compact elements' text in the `compact` form
+ * (see compactCurve.ts), so that what fits is what will be written.
+ */
 class WholeAnswer {
+  /** The elements as Prometheus sent them (described if the answer is cut after all). */
   readonly values: unknown[] = [];
+  /** The elements as the answer writes them. */
+  readonly written: unknown[] = [];
   private bytes = 0;
   /** The elements written one after another, once their bytes no longer fit the token budget. */
   private tally: TokenTally | undefined;
   /** Raw elements not yet tallied: while their bytes alone fit the token budget, they need not be. */
   private untallied: Uint8Array[] = [];
 
+  constructor(private readonly asked: QueryAsked) {}
+
   /** Keeps the element while the answer may still fit the budget; false (keeping nothing) once it cannot. */
-  add(value: unknown, raw: Uint8Array, budget: Budget): boolean {
+  add(value: unknown, sent: Uint8Array, budget: Budget): boolean {
+    const written = compactElement(value, this.asked);
+    const raw = written === value ? sent : Buffer.from(JSON.stringify(written));
     // Each element is followed by a comma.
     const bytes = this.bytes + raw.length + 1;
     if (bytes > budget.bytes) return false;
@@ -133,10 +145,11 @@ class WholeAnswer {
     }
     this.bytes = bytes;
     this.values.push(value);
+    this.written.push(written);
     return true;
   }
 
-  /** What the elements cost as Prometheus wrote them (their bytes standing in while those fit the tokens). */
+  /** What the elements cost as written (their bytes standing in while those fit the tokens). */
   get cost(): Cost {
     return { tokens: this.tally?.tokens ?? this.bytes, bytes: this.bytes };
   }
@@ -180,19 +193,21 @@ export class QueryResult implements Fittable {
     const odd = this.odd.map((entry) => entry.value);
     // A scalar's or string's pair is a handful of bytes: never cut.
     if (resultType === "scalar" || resultType === "string") {
-      return { value: { ...this.data, result: [...(this.whole?.values ?? []), ...odd] } };
+      return { value: { ...this.data, result: [...(this.whole?.written ?? []), ...odd] } };
     }
     if (this.asked.summary) return { value: this.summaryOf(budget, layout) };
     const whole = this.whole;
     if (whole !== undefined && odd.length === 0) {
-      const value = { ...this.data, result: whole.values };
+      // An empty answer has no values to read the range header against: Prometheus's keys alone.
+      const data = whole.written.length > 0 ? withRangeHeader(this.data, this.asked) : this.data;
+      const value = { ...data, result: whole.written };
       const limit = this.asked.limit;
       if (
         (limit === undefined || whole.values.length <= limit) &&
         this.fitsWhole(value, whole, budget, layout)
       ) {
         if (this.asked.form !== "legacy" && whole.values.length > 1) {
-          const withTable = this.wholeWithTable(whole, budget, layout);
+          const withTable = this.wholeWithTable(value, whole, budget, layout);
           if (withTable !== undefined) return { value: withTable };
         } else if (value.result.length > 0) return { value };
         else {
@@ -242,22 +257,19 @@ export class QueryResult implements Fittable {
 
   /** The whole answer with its `series_stats` table, when both fit the budget together. */
   private wholeWithTable(
+    answer: Record<string, unknown>,
     whole: WholeAnswer,
     budget: Budget,
     layout: Layout,
   ): Record<string, unknown> | undefined {
     const measure = new Measure(layout);
     const { heading, rows } = this.table(measure);
-    const value = {
-      ...this.data,
-      result: whole.values,
-      series_stats: { ...heading, rows: rows.first(rows.count) },
-    };
+    const value = { ...answer, series_stats: { ...heading, rows: rows.first(rows.count) } };
     const fits = layout.indent
       ? fitsIn(measure.of(value), budget)
       : fitsIn(
           addCost(
-            addCost(measure.of({ ...this.data, result: [], series_stats: heading }), whole.cost),
+            addCost(measure.of({ ...answer, result: [], series_stats: heading }), whole.cost),
             rows.cost(rows.count),
           ),
           budget,
@@ -308,7 +320,7 @@ export class QueryResult implements Fittable {
     const measure = new Measure(layout);
     // Indented, the whole text is measured: the elements' costs were taken as Prometheus wrote them, compact.
     if (layout.indent) return fitsIn(measure.of(value), budget);
-    const skeleton = measure.of({ ...this.data, result: [] });
+    const skeleton = measure.of({ ...value, result: [] });
     return fitsIn(addCost(skeleton, whole.cost), budget);
   }
 }

@@ -100,9 +100,13 @@ export function tableSeries(table: SeriesTableValue): TableSeries[] {
   return series;
 }
 
-/** Streams an answer's elements into a collector, as the data plane does, and finishes it. */
-export function collect(data: QueryData, budget: Budget, asked: QueryAsked) {
-  const collector = new QueryResultCollector(budget, asked);
+/** Streams an answer's elements into a collector (default: a new one for `asked`), as the data plane does, and finishes it. */
+export function collect(
+  data: QueryData,
+  budget: Budget,
+  asked: QueryAsked,
+  collector = new QueryResultCollector(budget, asked),
+) {
   const encoder = new TextEncoder();
   let bytes = 0;
   for (const element of data.result) {

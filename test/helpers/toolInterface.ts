@@ -1,16 +1,27 @@
 /**
  * The tools' interface clients depend on: names, parameters, required sets, in tools/list order. The
- * Python Lambda's five come first; our additions to them, the optional `limit`, `order` and `match`
+ * Python Lambda's five come first; our additions to them, the optional `limit`, `order`, `exact` and `match`
  * (README, "Large results"), come last in each.
  */
 export const TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
   ExecuteQuery: {
     required: ["query"],
-    properties: ["workspace_id", "query", "time", "region", "profile", "limit", "order"],
+    properties: ["workspace_id", "query", "time", "region", "profile", "limit", "order", "exact"],
   },
   ExecuteRangeQuery: {
     required: ["query", "start", "end", "step"],
-    properties: ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit", "order"],
+    properties: [
+      "workspace_id",
+      "query",
+      "start",
+      "end",
+      "step",
+      "region",
+      "profile",
+      "limit",
+      "order",
+      "exact",
+    ],
   },
   ListMetrics: { required: [], properties: ["workspace_id", "region", "profile", "limit", "match"] },
   GetServerInfo: { required: [], properties: ["workspace_id", "region", "profile"] },
@@ -58,6 +69,7 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
       "limit",
       "order",
       "thresholds",
+      "exact",
     ],
   },
 };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
+import { queryPoints } from "../helpers/queryPoints.js";
 import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import { EVENT_FORMATS } from "../support/events.js";
@@ -180,8 +181,7 @@ describe.skipIf(!prometheusAvailable())("the Lambda handler end to end, against 
       step: 60,
     });
     expect(result.isError).toBeUndefined();
-    const data = result.structuredContent as { result: { values: [number, string][] }[] };
-    expect(data.result[0]?.values.map(([t]) => t)).toStrictEqual([
+    expect(queryPoints(result.structuredContent)[0]?.points.map(([t]) => t)).toStrictEqual([
       DATASET.start,
       DATASET.start + 60,
       DATASET.start + 120,

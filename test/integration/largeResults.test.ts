@@ -4,6 +4,7 @@ import { estimateTokens } from "../../src/results/tokens.js";
 import { RESPONSE_LIMIT_BYTES } from "../../src/routes/ceiling.js";
 import type { CutValue, RangeSeries } from "../helpers/cutResults.js";
 import { type Handler, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
+import { queryPoints } from "../helpers/queryPoints.js";
 import {
   CPU_METRIC,
   expectedCpuRate,
@@ -65,7 +66,7 @@ describe.skipIf(!prometheusAvailable())(
       return { http, result: (JSON.parse(http.body) as { result: ToolResult }).result };
     }
 
-    it("cuts CPU by pod over a day to the budget: every pod in series_stats, its flat curves as two points, the note first", async () => {
+    it("cuts CPU by pod over a day to the budget: every pod in series_stats, its flat curves compact, the note first", async () => {
       const { http, result } = await callTool("ExecuteRangeQuery", CPU_BY_POD);
       expect(result.isError).toBeUndefined();
       expect(payloadBytes(http)).toBeLessThanOrEqual(RESPONSE_LIMIT_BYTES);
@@ -73,7 +74,7 @@ describe.skipIf(!prometheusAvailable())(
 
       const data = result.structuredContent;
       const series = data.result ?? [];
-      expect(Object.keys(data)).toEqual(["truncated", "resultType", "result", "series_stats"]);
+      expect(Object.keys(data)).toEqual(["truncated", "resultType", "range", "result", "series_stats"]);
       expect(data.truncated).toMatchObject({
         cut_by: "size",
         total: { series: 300, points: 300 * 1436 },
@@ -83,13 +84,13 @@ describe.skipIf(!prometheusAvailable())(
       expect(data.truncated?.total.bytes).toBeGreaterThan(10_000_000);
       expect(data.series_stats?.rows).toHaveLength(300);
       expect(series.length).toBeGreaterThanOrEqual(10);
-      // Each pod's rate is constant: its curve is a run of one value, written as its first and last point.
-      for (const curve of series) {
-        const rate = expectedCpuRate(curve.metric.pod as string);
-        expect(curve.values).toEqual([
-          [start + 300, String(rounded(rate))],
-          [end, String(rounded(rate))],
-        ]);
+      // Each pod's rate is constant: its curve is one value from the range's start to its last bucket.
+      const step = (data as unknown as { range: { step_seconds: number } }).range.step_seconds;
+      for (const { metric, points } of queryPoints(data)) {
+        const rate = expectedCpuRate(metric.pod as string);
+        expect(new Set(points.map(([, value]) => value))).toEqual(new Set([rounded(rate)]));
+        expect(points[0]?.[0]).toBe(start + 300);
+        expect(end - (points.at(-1)?.[0] ?? 0)).toBeLessThan(step);
       }
       // The text is the same data, compact; the note is its first key, and the only text item.
       expect(JSON.parse(result.content[0]?.text ?? "")).toEqual(data);
@@ -99,11 +100,23 @@ describe.skipIf(!prometheusAvailable())(
       expect(note).toMatch(/sum by \(namespace\) \(rate\(container_cpu_usage_seconds_total\[5m\]\)\)/);
     });
 
-    it("returns a small answer whole, unmarked, exactly as Prometheus does", async () => {
+    it("returns a small answer whole, unmarked: exactly as Prometheus does with exact, values rounded without", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
+      const upstream = (await prometheus.api("query", args)) as {
+        result: Array<{ value: [number, string] }>;
+      };
+      const exact = (await callTool("ExecuteQuery", { ...args, exact: true })).result;
+      expect(exact.structuredContent).toEqual(upstream);
+      expect(exact.structuredContent.truncated).toBeUndefined();
+      expect(exact.content).toHaveLength(1);
       const { result } = await callTool("ExecuteQuery", args);
-      expect(result.structuredContent).toEqual(await prometheus.api("query", args));
-      expect(result.structuredContent.truncated).toBeUndefined();
+      expect(result.structuredContent).toEqual({
+        ...upstream,
+        result: upstream.result.map((sample) => ({
+          ...sample,
+          value: [sample.value[0], String(rounded(Number(sample.value[1])))],
+        })),
+      });
       expect(result.content).toHaveLength(1);
     });
 
@@ -141,7 +154,7 @@ describe.skipIf(!prometheusAvailable())(
 
     it("a limit above what exists changes nothing", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
-      const { result } = await callTool("ExecuteQuery", { ...args, limit: 50 });
+      const { result } = await callTool("ExecuteQuery", { ...args, limit: 50, exact: true });
       expect(result.structuredContent).toEqual(await prometheus.api("query", args));
     });
 

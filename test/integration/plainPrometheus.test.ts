@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { captureOutput } from "../helpers/capture.js";
 import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import { queryPoints } from "../helpers/queryPoints.js";
 import { CORE_TOOLS, PLAIN_TOOL_INTERFACE, TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import {
   DATASET,
@@ -187,9 +188,9 @@ describe.skipIf(!prometheusAvailable())("a plain Prometheus, called", () => {
       limit: 1,
     });
     expect(result.isError).toBeUndefined();
-    const series = result.structuredContent?.result as { values: unknown[] }[];
+    const series = queryPoints(result.structuredContent);
     expect(series).toHaveLength(1);
-    expect(series[0]?.values).toHaveLength(11);
+    expect(series[0]?.points).toHaveLength(11);
   });
 
   it.each([

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { rounded } from "../../src/results/numbers.js";
 import { ExecuteQuery, ExecuteRangeQuery, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
+import { queryPoints } from "../helpers/queryPoints.js";
 import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
@@ -110,7 +112,7 @@ describe.skipIf(!prometheusAvailable())(
           configured(),
         )) as { result: [{ value: [number, string] }] };
         // Counters grow 10 and 4 per 15 s sample.
-        expect(Number(result.result[0].value[1])).toBeCloseTo(14 / 15, 9);
+        expect(Number(result.result[0].value[1])).toBe(rounded(14 / 15));
       });
 
       it("omits time when not given (Prometheus evaluates at now: the 2023 data is out of the lookback window)", async () => {
@@ -164,15 +166,10 @@ describe.skipIf(!prometheusAvailable())(
           { query: "sum(test_requests_total)", start: String(start), end: String(start + 60), step: "15s" },
           configured(),
         );
-        expect(result).toEqual({
-          resultType: "matrix",
-          result: [
-            {
-              metric: {},
-              values: [0, 1, 2, 3, 4].map((i) => [start + 15 * i, String(14 * i)]),
-            },
-          ],
-        });
+        expect(result).toMatchObject({ resultType: "matrix" });
+        expect(queryPoints(result)).toEqual([
+          { metric: {}, points: [0, 1, 2, 3, 4].map((i) => [start + 15 * i, 14 * i]) },
+        ]);
       });
 
       it("accepts RFC 3339 bounds and resolves an explicit workspace_id", async () => {
@@ -187,29 +184,27 @@ describe.skipIf(!prometheusAvailable())(
           },
           configured({ prometheusUrl: undefined }),
         );
-        expect(matrix).toEqual({
-          resultType: "matrix",
-          result: [
-            {
-              metric: { __name__: "test_requests_total", instance: "a", job: "api" },
-              values: [
-                [start, "0"],
-                [start + 1800, "1200"],
-                [start + 3600, "2400"],
-              ],
-            },
-          ],
-        });
+        expect(matrix).toMatchObject({ resultType: "matrix" });
+        expect(queryPoints(matrix)).toEqual([
+          {
+            metric: { __name__: "test_requests_total", instance: "a", job: "api" },
+            points: [
+              [start, 0],
+              [start + 1800, 1200],
+              [start + 3600, 2400],
+            ],
+          },
+        ]);
         expect(proxy.requests).toHaveLength(1);
       });
 
       it("accepts a compound duration step", async () => {
-        const result = (await callTool(
+        const result = await callTool(
           ExecuteRangeQuery,
           { query: "max(test_temperature_celsius)", start: String(start), end: String(end), step: "1h30m" },
           configured(),
-        )) as { result: [{ values: unknown[] }] };
-        expect(result.result[0].values).toEqual([[start, "20"]]);
+        );
+        expect(queryPoints(result)).toEqual([{ metric: {}, points: [[start, 20]] }]);
       });
     });
 

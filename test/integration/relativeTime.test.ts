@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { rounded } from "../../src/results/numbers.js";
 import { ExecuteQuery, ExecuteRangeQuery } from "../../tools/index.js";
 import type { ToolCall } from "../../tools/types.js";
+import { queryPoints } from "../helpers/queryPoints.js";
 import { callTool, makeToolCall } from "../helpers/toolCall.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import { DATASET, prometheusAvailable, SERIES, sampleIndexAt } from "../support/prometheus.js";
@@ -60,13 +62,13 @@ describe.skipIf(!prometheusAvailable())("now-<duration> against a real Prometheu
       expect(relative).toEqual(absolute);
       // Not two empty answers: both series, every minute of the hour, at the half second.
       expect(relative.result).toHaveLength(2);
-      for (const series of relative.result) {
-        expect(series.values).toHaveLength(61);
-        expect(series.values[0]?.[0]).toBe(start + 0.5);
-        expect(series.values[60]?.[0]).toBe(end + 0.5);
+      for (const { points } of queryPoints(relative)) {
+        expect(points).toHaveLength(61);
+        expect(points[0]?.[0]).toBe(start + 0.5);
+        expect(points[60]?.[0]).toBe(end + 0.5);
       }
-      const [a] = relative.result.filter((series) => series.metric.instance === "a");
-      expect(a?.values[60]?.[1]).toBe(String(10 * sampleIndexAt(end)));
+      const [a] = queryPoints(relative).filter((series) => series.metric.instance === "a");
+      expect(a?.points[60]?.[1]).toBe(rounded(10 * sampleIndexAt(end)));
       const [first, second] = sent();
       expect([first?.get("start"), first?.get("end")]).toEqual([`${start}.5`, `${end}.5`]);
       expect([second?.get("start"), second?.get("end")]).toEqual([`${start}.5`, `${end}.5`]);
@@ -87,10 +89,10 @@ describe.skipIf(!prometheusAvailable())("now-<duration> against a real Prometheu
       );
       expect(relative).toEqual(absolute);
       const temperature = SERIES.find((series) => series.name === "test_temperature_celsius");
-      expect(relative.result[0]?.values).toEqual(
+      expect(queryPoints(relative)[0]?.points).toEqual(
         Array.from({ length: DATASET.sampleCount }, (_, i) => [
           start + 15 * i,
-          String(temperature?.value(i)),
+          rounded(Number(temperature?.value(i))),
         ]),
       );
     });
@@ -144,7 +146,7 @@ describe.skipIf(!prometheusAvailable())("now-<duration> against a real Prometheu
         call(),
       )) as Matrix;
       const after = Date.now();
-      const values = result.result[0]?.values ?? [];
+      const values = queryPoints(result)[0]?.points ?? [];
       expect(values).toHaveLength(61);
       const first = Math.round((values[0]?.[0] ?? 0) * 1000);
       const last = Math.round((values[60]?.[0] ?? 0) * 1000);

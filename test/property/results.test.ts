@@ -66,7 +66,7 @@ describe("a cut range result", () => {
   it("stays within the budget, says so first, and its table reconstructs and describes every series exactly", async () => {
     const counts = { cut: 0, whole: 0, tableWhole: 0, tableCut: 0 };
     const property = fc.asyncProperty(matrixAnswer(RANGE), budgets, orders, async (data, budget, order) => {
-      const asked: QueryAsked = { query: "metric_total", range: RANGE, order, form: "compact" };
+      const asked: QueryAsked = { query: "metric_total", range: RANGE, order, form: "exact" };
       const { texts, json, structured } = await rendered(data, budget, asked);
       expect(json).toEqual(structured);
       expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
@@ -137,7 +137,7 @@ describe("a cut range result", () => {
         const { json } = await rendered(
           data,
           { tokens, bytes: 1_000_000 },
-          { query: "m", range, order: "unusual", form: "compact" },
+          { query: "m", range, order: "unusual", form: "exact" },
         );
         if (json.truncated === undefined) return;
         const width = json.truncated.downsampled?.returned_step_seconds ?? range.step;
@@ -248,8 +248,8 @@ describe("the order of a cut", () => {
       // Tight enough that a vector of a dozen samples is cut too.
       const budget = { tokens: instant ? 300 : 4_000, bytes: 1_000_000 };
       const asked: QueryAsked = instant
-        ? { query: "q", time: TIME, order: "unusual", form: "compact", limit: 3 }
-        : { query: "q", range: RANGE, order: "unusual", form: "compact" };
+        ? { query: "q", time: TIME, order: "unusual", limit: 3, form: "exact" }
+        : { query: "q", range: RANGE, order: "unusual", form: "exact" };
       const { json } = await rendered(data, budget, asked);
       if (json.truncated === undefined) throw new Error("the planted group was not cut");
       if (up) counts.up++;
@@ -300,8 +300,8 @@ describe("a cut instant vector", () => {
           query: "up",
           time: TIME,
           order: "unusual",
-          form: "compact",
           limit,
+          form: "exact",
         });
         expect(estimateTokens(texts.join(""))).toBeLessThanOrEqual(budget.tokens);
         if (json.truncated === undefined) {
@@ -346,7 +346,7 @@ describe("the indented layout (PYTHON_COMPAT)", () => {
       const { texts, json } = await rendered(
         data,
         budget,
-        { query: "m", range: RANGE, order: "highest", form: "compact" },
+        { query: "m", range: RANGE, order: "highest", form: "exact" },
         2,
       );
       expect(texts[0]).toBe(JSON.stringify(json, null, 2));

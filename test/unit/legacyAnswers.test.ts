@@ -1,79 +1,68 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Budget } from "../../src/results/fit.js";
-import type { QueryAsked } from "../../src/results/queryAsked.js";
-import { type QueryData, rendered } from "../helpers/cutResults.js";
+import { loadConfig } from "../../src/config.js";
+import { renderToolResult, serverOptionsOf } from "../../src/server.js";
+import { askRange } from "../../tools/executeRangeQuery.js";
+import { answerForm } from "../../tools/params.js";
+import { collect, rendered } from "../helpers/cutResults.js";
+import { LEGACY_CASES } from "../helpers/legacyAnswers.js";
+import { makeToolCall } from "../helpers/toolCall.js";
 
-/**
- * PYTHON_COMPAT answers, byte for byte as before issue 38: test/golden/legacyQueryAnswers.json holds the
- * texts the code before it wrote for these cases (whole and cut, compact and indented), captured once.
- */
-const GOLDEN = JSON.parse(
-  readFileSync(new URL("../golden/legacyQueryAnswers.json", import.meta.url), "utf8"),
-) as Record<string, string[]>;
+const GOLDEN = join(import.meta.dirname, "..", "golden", "legacy");
 
-const TIME = 1_795_000_000;
-const RANGE = { start: TIME, end: TIME + 3600, step: 60 };
-
-function series(count: number, points: number) {
-  return Array.from({ length: count }, (_, s) => ({
-    metric: {
-      __name__: "container_memory_working_set_bytes",
-      namespace: "shop",
-      pod: `api-${s}`,
-      node: `ip-10-0-${s % 4}-5`,
-    },
-    values: Array.from({ length: points }, (_, i): [number, string] => [
-      RANGE.start + 60 * i,
-      String((s % 7) * 1e6 + ((i * 37 + s) % 11) * 1234.5678),
-    ]),
-  }));
+/** What commit 1344602 wrote for the case (test/golden/legacy/capture.ts). */
+function golden(name: string): string {
+  return readFileSync(join(GOLDEN, `${name}.txt`), "utf8");
 }
 
-const CASES: Array<{ name: string; data: QueryData; budget: Budget; asked: QueryAsked }> = [
-  {
-    name: "whole matrix",
-    data: { resultType: "matrix", result: series(3, 20) },
-    budget: { tokens: 20_000, bytes: 1_000_000 },
-    asked: { query: "m", range: RANGE, order: "highest", form: "legacy" },
-  },
-  {
-    name: "cut matrix",
-    data: { resultType: "matrix", result: series(60, 61) },
-    budget: { tokens: 3_000, bytes: 1_000_000 },
-    asked: { query: "m", range: RANGE, order: "highest", form: "legacy" },
-  },
-  {
-    name: "cut vector",
-    data: {
-      resultType: "vector",
-      result: series(80, 1).map(({ metric, values }) => ({
-        metric,
-        value: [TIME, values[0]?.[1] as string],
-      })),
-    },
-    budget: { tokens: 1_500, bytes: 1_000_000 },
-    asked: { query: "m", time: TIME, order: "highest", form: "legacy" },
-  },
-];
+/** The call's settings as the server makes them from the environment. */
+function settingsOf(env: Record<string, string>) {
+  return serverOptionsOf(loadConfig(env), undefined, true, () => {}).settings;
+}
 
-describe("the legacy form (PYTHON_COMPAT)", () => {
-  for (const { name, data, budget, asked } of CASES) {
-    for (const indent of [undefined, 2]) {
-      const label = `${name}${indent ? " (indented)" : ""}`;
-      it(`writes the ${label} answer byte for byte as before`, async () => {
-        const { texts } = await rendered(data, budget, asked, indent);
-        expect(GOLDEN[label]).toBeDefined();
-        expect(texts).toEqual(GOLDEN[label]);
-      });
+describe("PYTHON_COMPAT answers", () => {
+  it("are written as commit 1344602 wrote them, byte for byte: whole and cut range answers, an instant vector", async () => {
+    for (const { name, data, budget, asked } of LEGACY_CASES) {
+      const { texts } = await rendered(data, budget, asked, 2);
+      expect(texts.join("\n---\n"), name).toBe(golden(name));
     }
-  }
+    // The cases hold a whole answer and a cut one.
+    expect(golden("range-cut")).toContain('"truncated"');
+    expect(golden("range-whole")).not.toContain('"truncated"');
+  });
 
-  it("the same cases in the compact form carry the lean table (the fixture is not what any form writes)", async () => {
-    const [whole] = CASES;
-    if (whole === undefined) throw new Error("no case");
-    const { texts, json } = await rendered(whole.data, whole.budget, { ...whole.asked, form: "compact" });
-    expect(texts).not.toEqual(GOLDEN["whole matrix"]);
-    expect(json.series_stats?.columns).toEqual(expect.arrayContaining(["pod", "node"]));
+  it("are what the range tools' collector writes under PYTHON_COMPAT, `exact` or not", async () => {
+    const settings = settingsOf({ PYTHON_COMPAT: "true" });
+    expect(settings.pythonCompat).toBe(true);
+    for (const { name, data, budget, asked } of LEGACY_CASES.filter((c) => c.asked.range !== undefined)) {
+      const range = asked.range as { start: number; end: number; step: number };
+      for (const exact of [undefined, true, false]) {
+        const call = makeToolCall(settings, { budget });
+        const args = {
+          query: asked.query,
+          start: String(range.start),
+          end: String(range.end),
+          step: String(range.step),
+          exact,
+        };
+        // The tool's own collector, fed the same answer.
+        const own = collect(data, budget, asked, askRange(args, call).collector());
+        const texts = (await renderToolResult(own, budget, 2)).content.map(
+          (item) => (item as { text: string }).text,
+        );
+        expect(texts.join("\n---\n"), `${name} exact=${exact}`).toBe(golden(name));
+      }
+    }
+  });
+
+  it("the form follows PYTHON_COMPAT first, then the call's `exact`", () => {
+    const compat = makeToolCall(settingsOf({ PYTHON_COMPAT: "true" }));
+    const plain = makeToolCall(settingsOf({}));
+    expect(answerForm(true, compat)).toBe("legacy");
+    expect(answerForm(undefined, compat)).toBe("legacy");
+    expect(answerForm(true, plain)).toBe("exact");
+    expect(answerForm(false, plain)).toBe("compact");
+    expect(answerForm(null, plain)).toBe("compact");
   });
 });

@@ -257,7 +257,7 @@ describe("a note never suggests a value that was cut (it would match nothing)", 
   }
 
   it("a cut answer's note keeps to the most unusual series' label value, unless that value was cut", async () => {
-    const asked = { query: "up", time: 1_700_000_000, order: "unusual" as const, form: "compact" as const };
+    const asked = { query: "up", time: 1_700_000_000, order: "unusual" as const, form: "exact" as const };
     const budget = { tokens: 5_000, bytes: 1_000_000 };
     const whole = await rendered(targets("payments"), budget, asked);
     expect(whole.json.truncated?.note).toContain('keep only the series with job="payments"');

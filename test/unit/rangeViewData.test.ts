@@ -16,6 +16,26 @@ describe("viewInputOf: what a tool result gives the view", () => {
     expect(viewInputOf(matrix(series))).toStrictEqual({ kind: "series", series });
   });
 
+  it("a compact answer: each entry at start + k × step, a bucket's two extremes half a step apart, null none", () => {
+    const range = { start: "1970-01-01T00:00:10Z", end: "1970-01-01T00:00:30Z", step_seconds: 5 };
+    const series = [{ metric: { __name__: "up" }, values: [1, null, [2, 3], "NaN", "+Inf"] }];
+    expect(viewInputOf(matrix(series, { range }))).toStrictEqual({
+      kind: "series",
+      series: [
+        {
+          metric: { __name__: "up" },
+          values: [
+            [10, "1"],
+            [20, "2"],
+            [22.5, "3"],
+            [25, "NaN"],
+            [30, "+Inf"],
+          ],
+        },
+      ],
+    });
+  });
+
   it("a cut answer: its series, its note and how many series the query matched", () => {
     const cut = { note: "Cut: 2 of 9 series", total: { series: 9, points: 90, bytes: 900 } };
     const input = viewInputOf(matrix([{ metric: {}, values: [] }], { truncated: cut }));

@@ -31,7 +31,7 @@ describe("regressions of the byte budget's arithmetic", () => {
       query: "q",
       time: TIME,
       order: "unusual",
-      form: "compact",
+      form: "exact",
     });
     expect(json.truncated?.cut_by).toBe("size");
     expect(json.result.length).toBeGreaterThanOrEqual(10);
@@ -57,7 +57,7 @@ describe("regressions of the byte budget's arithmetic", () => {
     const { texts, json } = await rendered(
       data,
       budget,
-      { query: "cpu", range, order: "highest", form: "compact" },
+      { query: "cpu", range, order: "highest", form: "exact" },
       2,
     );
     expect(texts[0]).toBe(JSON.stringify(json, null, 2));
@@ -139,7 +139,7 @@ describe("more series than are described", () => {
       })),
     };
     const range = { start: TIME, end: TIME + 120, step: 60 };
-    const asked = { query: "q", range, order: "unusual", form: "compact" } as const;
+    const asked = { query: "q", range, order: "unusual", form: "exact" } as const;
     const description = new Description(asked, { tokens: 20_000, bytes: 1_000_000 });
     for (const series of data.result) description.add(series);
     const described = description.result("series");
@@ -184,7 +184,7 @@ describe("other shapes of a cut answer", () => {
       query: "x[5m]",
       time: TIME,
       order: "highest",
-      form: "compact",
+      form: "exact",
     });
     expect(estimateTokens(texts[0] as string)).toBeLessThanOrEqual(budget.tokens);
     // max_at is a column, or written once in `same` where every row has the same.
@@ -218,7 +218,7 @@ describe("other shapes of a cut answer", () => {
     const { json } = await rendered(
       data,
       { tokens: 3_000, bytes: 1_000_000 },
-      { query: "h", range, order: "unusual", form: "compact" },
+      { query: "h", range, order: "unusual", form: "exact" },
     );
     expect(json.truncated).toBeDefined();
     const first = json.result[0] as { metric: { pod: string }; histograms: Array<[number, unknown]> };

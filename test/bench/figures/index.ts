@@ -8,6 +8,7 @@ import { run as catalogueAnswers } from "./catalogueAnswers.js";
 import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
+import { run as cutRangePoints } from "./cutRangePoints.js";
 import { run as deadline } from "./deadline.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
@@ -40,6 +41,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   alertQuestions,
   changePoints,
   catalogueAnswers,
+  cutRangePoints,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
