@@ -22,7 +22,9 @@ export const queryResult = queryData.extend({
   series_stats: z
     .looseObject({})
     .optional()
-    .describe("Only when cut: every series' statistics (common_labels, columns, rows)"),
+    .describe(
+      "With 2+ series: every series' statistics and change (common_labels, label_lookup, columns, same, rows)",
+    ),
 });
 
 /**
