@@ -7,24 +7,35 @@
  *    number of steps each). NaN and ±Inf samples are ignored; a bucket without a finite sample is a gap.
  * 2. The noise σ is estimated from the buckets themselves: 1.4826 × the median absolute deviation of
  *    the first differences, ÷ √2. A step or a ramp moves few differences, so it barely moves σ.
- * 3. Three models are fitted by least squares at every position (prefix sums: O(n) for the first two,
- *    O(n²) for the third, n ≤ MAX_BUCKETS): a **step** (constant, then another constant), a **ramp**
- *    (constant, then a straight line from the change on, joined to it: a leak reports where it began,
- *    and `after` is the level at the end), and a **spike that ended** (baseline, a raised or lowered
- *    segment, the same baseline again: `at` is its onset, `endedAt` its end). The lowest squared error
- *    wins, each model charged SPLIT_PENALTY × σ² × ln n per change time it adds.
+ * 3. No change is a **straight line** over the window (a + b·t, least squares): a window that only
+ *    trends (a daily rise or fall seen over an hour or two, a steady growth) has no change. A change is
+ *    a departure from it, each model the line plus one term, fitted by least squares at every position
+ *    (prefix sums of t, t², y and t·y over the residuals from the line: O(1) a position, so O(n) for
+ *    the first two and O(n²) for the third, n ≤ MAX_BUCKETS): a **step** (a + b·t + d·[t ≥ k]), a
+ *    **ramp** (a + b·t + c·max(0, t − k): the slope changes at k; a leak on a flat series reports where
+ *    it began) and a **spike that ended** (a + b·t + d·[k1 ≤ t < k2]: `at` is its onset, `endedAt` its
+ *    end). The lowest squared error wins, each model charged SPLIT_PENALTY × σ² × ln n per change time.
  * 4. Over a window of a day or more, the same is done once more with the series' daily cycle taken
  *    out (one sine of a day's period, fitted around the change in turn), and kept when it fits better
  *    and leaves no more than noise: a step on top of a daily cycle shows, the cycle alone does not.
  *    `before` and `after` are then the levels the series cycles around; the change must reach
  *    MIN_CYCLE_SCORE (two coefficients more were fitted).
- * 5. The change is kept when its size |after − before| is at least MIN_SCORE times the larger of σ and
- *    the model's own residual (RMS): a smooth cycle that no single change fits is no change, though its
- *    halves differ. Limits: over a window shorter than one cycle a diurnal rise is a ramp, and is
- *    reported as one; a cycle a little off a day's, seen over one to two of its periods, can pass for
- *    a daily cycle and a change; a change hidden under a cycle other than a day's is not found.
- * 6. The onset (and a spike's end) is then placed at the samples' own resolution, within the buckets
- *    around it, by the same least squares with the fitted levels.
+ * 5. The onset (and a spike's end) is placed at the samples' own resolution, within the buckets around
+ *    it, by the same least squares with the fitted model; the model is then refitted with its change
+ *    there (a change inside a bucket would otherwise tilt the line). `before` and `after` are the
+ *    fitted levels just before and just after `at` (a + b·t and a + b·t + d); a ramp joins its line,
+ *    so its `after` is its fitted level at the window's end.
+ * 6. The change is kept when its size (a step's or spike's d; a ramp's move since it began, no more
+ *    than how far it left its line by the end) is at least MIN_SCORE times the larger of σ and the
+ *    model's own residual (RMS), when it lowers the squared error by at least (MIN_EVIDENCE × that)²
+ *    (a slope guessed from a few buckets near an edge does not), and, for a ramp, when its two lines
+ *    leave no more than RAMP_FIT times the residuals' own noise: a smooth cycle that no single change
+ *    fits is no change, though its halves differ. Limits: over a window of a quarter of a cycle to a
+ *    whole one, its crest or trough is two lines and can be reported as a ramp (a cycle of low
+ *    amplitude seen over exactly one period, about 1 % of the time); a cycle a little off a day's,
+ *    seen over one to two of its periods, can pass for a daily cycle and a change; a change hidden
+ *    under a cycle other than a day's is not found; σ comes from few differences over a short
+ *    window (25 points in 2 h at 5 m), so a step there must be about 10σ to be found every time.
  *
  * Segments: the levels before and after at least max(3, n / 50) buckets each; a spike 2 buckets to a
  * quarter of the window. Fewer than MIN_BUCKETS non-empty buckets, or a constant series: no change.
