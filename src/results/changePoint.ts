@@ -31,8 +31,8 @@
  *    (a slope guessed from a few buckets near an edge does not), and, for a ramp, when its two lines
  *    leave no more than RAMP_FIT times the residuals' own noise: a smooth cycle that no single change
  *    fits is no change, though its halves differ. Limits: over a window of a quarter of a cycle to a
- *    whole one, its crest or trough is two lines and can be reported as a ramp (a cycle of low
- *    amplitude seen over exactly one period, about 1 % of the time); a cycle a little off a day's,
+ *    whole one, its crest or trough is two lines and can be reported as a ramp (a cycle a few σ
+ *    high seen over exactly one period: about 1 % of such windows); a cycle a little off a day's,
  *    seen over one to two of its periods, can pass for a daily cycle and a change; a change hidden
  *    under a cycle other than a day's is not found; σ comes from few differences over a short
  *    window (25 points in 2 h at 5 m), so a step there must be about 10σ to be found every time.
@@ -72,6 +72,8 @@ const MIN_CYCLE_SCORE = 10;
 const MIN_EVIDENCE = 5;
 /** A ramp is kept when its two lines leave at most this many times the residuals' own noise (RMS). */
 const RAMP_FIT = 1.3;
+/** The spike search runs when the residuals from the line span at least this share of MIN_SCORE × σ. */
+const SPIKE_SEARCH = 0.8;
 /** Penalty per change time a model adds, in σ² × ln n (a BIC-like charge for the spike's second time). */
 const SPLIT_PENALTY = 2;
 const MAD_TO_SIGMA = 1.4826;
@@ -478,7 +480,9 @@ function bestFit(buckets: Buckets, sigma: number, spikes: boolean): Fit | undefi
     offer(stepFit(sums, buckets, from, charge));
     offer(rampFit(sums, buckets, from, charge));
   }
-  if (spikes) offer(spikeFit(sums, buckets, minimum, 2 * charge));
+  // A spike of d moves the residuals from the line by about d: the O(n²) search only when they move enough.
+  if (spikes && sums.high - sums.low >= SPIKE_SEARCH * MIN_SCORE * sigma)
+    offer(spikeFit(sums, buckets, minimum, 2 * charge));
   // The fits are of the residuals from the window's own line: adding it back gives the series' levels.
   return best === undefined
     ? undefined
@@ -511,6 +515,9 @@ interface Sums {
   xx: Float64Array;
   xr: Float64Array;
   totals: Totals;
+  /** The lowest and highest residual. */
+  low: number;
+  high: number;
 }
 
 /** Sums over all the buckets of their residuals r from the window's line. */
@@ -534,6 +541,8 @@ function prefixSums({ x, y, n }: Buckets, line: { level: number; slope: number }
     xx: new Float64Array(n + 1),
     xr: new Float64Array(n + 1),
     totals: totalsOf(1, 0, 1, 0, 0, 0),
+    low: Number.POSITIVE_INFINITY,
+    high: Number.NEGATIVE_INFINITY,
   };
   let rr = 0;
   // Residuals, not values: sums of squares keep their precision on large levels and steep trends.
@@ -545,6 +554,8 @@ function prefixSums({ x, y, n }: Buckets, line: { level: number; slope: number }
     sums.xx[index + 1] = (sums.xx[index] as number) + xi * xi;
     sums.xr[index + 1] = (sums.xr[index] as number) + xi * ri;
     rr += ri * ri;
+    if (ri < sums.low) sums.low = ri;
+    if (ri > sums.high) sums.high = ri;
   }
   const total = (sum: Float64Array) => sum[n] as number;
   sums.totals = totalsOf(n, total(sums.x), total(sums.xx), total(sums.r), total(sums.xr), rr);
@@ -617,16 +628,37 @@ function rampFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): F
 /** The best line with a raised or lowered segment [from, to), both ends at least `minimum` from the edges. */
 function spikeFit(sums: Sums, buckets: Buckets, minimum: number, charge: number): Fit | undefined {
   const { n, x } = buckets;
-  let best: Fit | undefined;
+  const [p, q, s] = sums.totals.inverse;
+  let bestGain = Number.NEGATIVE_INFINITY;
+  let bestFrom = -1;
+  let bestTo = -1;
+  // r is off its line (Σr = Σx·r = 0): a segment lowers the squared error by (Σ r over it)² / Σ z̃².
   for (let from = minimum; from < n - minimum; from++) {
     // A long raised segment is rather a step and a step back: a spike is at most a quarter of the window.
     for (let to = from + 2; to <= Math.min(n - minimum, from + (n >> 2)); to++) {
-      const fit = withTerm(sums.totals, segmentTerm(sums, from, to));
-      if (fit !== undefined && (best === undefined || fit.sse + charge < best.cost))
-        best = { kind: "spike", cost: fit.sse + charge, from, to, hinge: hingeAt(x, from), ...fit };
+      const count = to - from;
+      const sx = between(sums.x, from, to);
+      const spread = count - count * (p * count + q * sx) - sx * (q * count + s * sx);
+      const inside = between(sums.r, from, to);
+      const gain = spread > 1e-9 * count ? (inside * inside) / spread : 0;
+      if (gain > bestGain) {
+        bestGain = gain;
+        bestFrom = from;
+        bestTo = to;
+      }
     }
   }
-  return best;
+  if (bestFrom < 0) return undefined;
+  const fit = withTerm(sums.totals, segmentTerm(sums, bestFrom, bestTo));
+  if (fit === undefined) return undefined;
+  return {
+    kind: "spike",
+    cost: fit.sse + charge,
+    from: bestFrom,
+    to: bestTo,
+    hinge: hingeAt(x, bestFrom),
+    ...fit,
+  };
 }
 
 interface Samples {
