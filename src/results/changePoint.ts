@@ -7,24 +7,35 @@
  *    number of steps each). NaN and ±Inf samples are ignored; a bucket without a finite sample is a gap.
  * 2. The noise σ is estimated from the buckets themselves: 1.4826 × the median absolute deviation of
  *    the first differences, ÷ √2. A step or a ramp moves few differences, so it barely moves σ.
- * 3. Three models are fitted by least squares at every position (prefix sums: O(n) for the first two,
- *    O(n²) for the third, n ≤ MAX_BUCKETS): a **step** (constant, then another constant), a **ramp**
- *    (constant, then a straight line from the change on, joined to it: a leak reports where it began,
- *    and `after` is the level at the end), and a **spike that ended** (baseline, a raised or lowered
- *    segment, the same baseline again: `at` is its onset, `endedAt` its end). The lowest squared error
- *    wins, each model charged SPLIT_PENALTY × σ² × ln n per change time it adds.
+ * 3. No change is a **straight line** over the window (a + b·t, least squares): a window that only
+ *    trends (a daily rise or fall seen over an hour or two, a steady growth) has no change. A change is
+ *    a departure from it, each model the line plus one term, fitted by least squares at every position
+ *    (prefix sums of t, t², y and t·y over the residuals from the line: O(1) a position, so O(n) for
+ *    the first two and O(n²) for the third, n ≤ MAX_BUCKETS): a **step** (a + b·t + d·[t ≥ k]), a
+ *    **ramp** (a + b·t + c·max(0, t − k): the slope changes at k; a leak on a flat series reports where
+ *    it began) and a **spike that ended** (a + b·t + d·[k1 ≤ t < k2]: `at` is its onset, `endedAt` its
+ *    end). The lowest squared error wins, each model charged SPLIT_PENALTY × σ² × ln n per change time.
  * 4. Over a window of a day or more, the same is done once more with the series' daily cycle taken
  *    out (one sine of a day's period, fitted around the change in turn), and kept when it fits better
  *    and leaves no more than noise: a step on top of a daily cycle shows, the cycle alone does not.
  *    `before` and `after` are then the levels the series cycles around; the change must reach
  *    MIN_CYCLE_SCORE (two coefficients more were fitted).
- * 5. The change is kept when its size |after − before| is at least MIN_SCORE times the larger of σ and
- *    the model's own residual (RMS): a smooth cycle that no single change fits is no change, though its
- *    halves differ. Limits: over a window shorter than one cycle a diurnal rise is a ramp, and is
- *    reported as one; a cycle a little off a day's, seen over one to two of its periods, can pass for
- *    a daily cycle and a change; a change hidden under a cycle other than a day's is not found.
- * 6. The onset (and a spike's end) is then placed at the samples' own resolution, within the buckets
- *    around it, by the same least squares with the fitted levels.
+ * 5. The onset (and a spike's end) is placed at the samples' own resolution, within the buckets around
+ *    it, by the same least squares with the fitted model; the model is then refitted with its change
+ *    there (a change inside a bucket would otherwise tilt the line). `before` and `after` are the
+ *    fitted levels just before and just after `at` (a + b·t and a + b·t + d); a ramp joins its line,
+ *    so its `after` is its fitted level at the window's end.
+ * 6. The change is kept when its size (a step's or spike's d; a ramp's move since it began, no more
+ *    than how far it left its line by the end) is at least MIN_SCORE times the larger of σ and the
+ *    model's own residual (RMS), when it lowers the squared error by at least (MIN_EVIDENCE × that)²
+ *    (a slope guessed from a few buckets near an edge does not), and, for a ramp, when its two lines
+ *    leave no more than RAMP_FIT times the residuals' own noise: a smooth cycle that no single change
+ *    fits is no change, though its halves differ. Limits: over a window of a quarter of a cycle to a
+ *    whole one, its crest or trough is two lines and can be reported as a ramp (a cycle a few σ
+ *    high seen over exactly one period: about 1 % of such windows); a cycle a little off a day's,
+ *    seen over one to two of its periods, can pass for a daily cycle and a change; a change hidden
+ *    under a cycle other than a day's is not found; σ comes from few differences over a short
+ *    window (25 points in 2 h at 5 m), so a step there must be about 10σ to be found every time.
  *
  * Segments: the levels before and after at least max(3, n / 50) buckets each; a spike 2 buckets to a
  * quarter of the window. Fewer than MIN_BUCKETS non-empty buckets, or a constant series: no change.
@@ -54,6 +65,15 @@ const MIN_BUCKETS = 12;
 export const MIN_SCORE = 7;
 /** With a daily cycle taken out (two coefficients more), a change must stand out this much. */
 const MIN_CYCLE_SCORE = 10;
+/**
+ * A change must also lower the squared error by at least (MIN_EVIDENCE × scale)²: its size over the
+ * error of its own estimate, which a slope change near an edge (its slope guessed from a few buckets) lacks.
+ */
+const MIN_EVIDENCE = 5;
+/** A ramp is kept when its two lines leave at most this many times the residuals' own noise (RMS). */
+const RAMP_FIT = 1.3;
+/** The spike search runs when the residuals from the line span at least this share of MIN_SCORE × σ. */
+const SPIKE_SEARCH = 0.8;
 /** Penalty per change time a model adds, in σ² × ln n (a BIC-like charge for the spike's second time). */
 const SPLIT_PENALTY = 2;
 const MAD_TO_SIGMA = 1.4826;
@@ -78,10 +98,15 @@ interface Fit {
   from: number;
   /** A spike: index of the first bucket back at the baseline. */
   to: number;
-  before: number;
-  after: number;
-  /** A ramp's slope per bucket position. */
+  /** Where the change sits, in bucket widths from the start: halfway between buckets from − 1 and from. */
+  hinge: number;
+  /** The line the change departs from: level + slope × x (x in bucket widths from the start). */
+  level: number;
   slope: number;
+  /** A step or spike: its shift from the line; a ramp: its change of slope per bucket width. */
+  change: number;
+  /** Σ z̃² of the change's regressor off the line: the fit lowers the squared error by change² × spread. */
+  spread: number;
 }
 
 /** The series' best single change, or undefined when none stands out (or too few points to tell). */
@@ -108,8 +133,7 @@ export function changeOf(
   const plain = bucketed(times, values, count, range);
   if (plain === undefined || plain.n < MIN_BUCKETS) return undefined;
   const sigma = noiseOf(plain);
-  // No change is larger than the spread of the bucket means: most series stop here, unfitted.
-  let chosen = spanOf(plain) >= MIN_SCORE * sigma ? detected(plain, sigma, true) : undefined;
+  let chosen = detected(plain, sigma, true);
   let cycle: ((time: number) => number) | undefined;
   if (range.end - range.start >= DAY) plain.phases = phasesOf(plain, range);
   const daily = plain.phases === undefined ? undefined : dailyCycle(plain);
@@ -129,21 +153,114 @@ export function changeOf(
     }
   }
   if (chosen === undefined) return undefined;
-  const { fit, buckets } = chosen;
-  // The fit's levels are relative to the first bucket's mean (see prefixSums).
-  const origin = buckets.y[0] as number;
-  const before = origin + fit.before;
-  const after = origin + fit.after;
-  const size = Math.abs(fit.after - fit.before);
+  return changeFrom(chosen, { times, values, count, cycle }, range);
+}
+
+/** A fit's model as functions of time: its line, and its value when the change is at `split`. */
+function modelOf(fit: Fit, range: QueryRange, width: number) {
+  const line = (time: number) => fit.level + (fit.slope * (time - range.start)) / width;
+  return {
+    line,
+    shifted: (time: number, split: number) => line(time) + (time >= split ? fit.change : 0),
+    back: (time: number, split: number) => line(time) + (time < split ? fit.change : 0),
+    bent: (time: number, split: number) =>
+      line(time) + (time >= split ? (fit.change * (time - split)) / width : 0),
+  };
+}
+
+/** The detected fit as a change, placed at the samples' resolution; undefined when it does not stand out. */
+function changeFrom({ fit: found, buckets, sigma }: Detected, samples: Samples, range: QueryRange) {
+  const rough = modelOf(found, range, buckets.width);
+  const at = onsetTime(
+    samples,
+    range,
+    buckets,
+    found.from,
+    found.kind === "ramp" ? rough.bent : rough.shifted,
+  );
+  const ended = found.kind === "spike" ? onsetTime(samples, range, buckets, found.to, rough.back) : undefined;
+  // Refitted with the change where the samples put it: a change inside a bucket no longer tilts the line.
+  const fit = refitted(buckets, found, range, at, ended) ?? found;
+  const { line, bent } = modelOf(fit, range, buckets.width);
+  // The fitted levels just before and just after the change; a ramp's, which joins its line, at the end.
+  const before = line(at);
+  const end = range.start + (buckets.x[buckets.n - 1] as number) * buckets.width;
+  const after = fit.kind === "ramp" ? bent(end, at) : before + fit.change;
+  // A ramp's size: how far it moved since it began, and no further than it left the line it was on
+  // (the line's slope is guessed from the buckets before the change: extrapolated, it exaggerates).
+  const size =
+    fit.kind === "ramp"
+      ? Math.min(Math.abs(after - before), Math.abs(after - line(end)))
+      : Math.abs(fit.change);
   const residual = Math.sqrt(fit.sse / buckets.n);
   const scale = Math.max(sigma, residual, 1e-12 * Math.max(Math.abs(before), Math.abs(after)));
-  if (!(size > 0) || size < (cycle === undefined ? MIN_SCORE : MIN_CYCLE_SCORE) * scale) return undefined;
+  const minimum = (samples.cycle === undefined ? MIN_SCORE : MIN_CYCLE_SCORE) * scale;
+  // Large and well attested: a slope change a few buckets from an edge extrapolates a guessed slope.
+  if (!(size >= minimum) || Math.abs(fit.change) * Math.sqrt(fit.spread) < MIN_EVIDENCE * scale)
+    return undefined;
+  if (fit.kind === "ramp" && !straightEnough(buckets, fit)) return undefined;
   const score = size / scale;
-  const samples: Samples = { times, values, count, origin, cycle };
-  const at = onsetTime(samples, range, buckets, fit.from, fit.before, fit.after, fit);
-  if (fit.kind !== "spike") return { at, before, after, score };
-  const endedAt = onsetTime(samples, range, buckets, fit.to, fit.after, fit.before, fit);
-  return { at, before, after, endedAt, score };
+  return ended === undefined ? { at, before, after, score } : { at, before, after, endedAt: ended, score };
+}
+
+/**
+ * Whether a ramp's two lines leave no more than noise: their RMS residual within RAMP_FIT times the
+ * noise of the residuals themselves (from their first differences). A curve that two lines only roughly
+ * follow (a cycle's crest or trough seen whole) leaves smooth residuals far above their own noise.
+ */
+function straightEnough(buckets: Buckets, fit: Fit): boolean {
+  const residuals = buckets.y.map((y, index) => y - levelAt({ fit, buckets }, index));
+  const rms = Math.sqrt(residuals.reduce((sum, r) => sum + r * r, 0) / buckets.n);
+  let squares = 0;
+  for (let index = 1; index < buckets.n; index++)
+    squares += ((residuals[index] as number) - (residuals[index - 1] as number)) ** 2;
+  // Noise from successive differences (von Neumann): a smooth leftover curve barely moves it.
+  return rms <= RAMP_FIT * Math.sqrt(squares / (2 * (buckets.n - 1)));
+}
+
+/**
+ * The fit refitted with its change at `at` (a spike's end at `ended`): each bucket's regressor is its
+ * samples' mean of the change's term (the share past a step, the mean distance past a ramp's start),
+ * the samples taken at every step of the bucket.
+ */
+function refitted(buckets: Buckets, fit: Fit, range: QueryRange, at: number, ended: number | undefined) {
+  const { x, y, n, width } = buckets;
+  const perBucket = Math.max(1, Math.round(width / range.step));
+  const onset = (at - range.start) / width;
+  const back = ended === undefined ? Number.POSITIVE_INFINITY : (ended - range.start) / width;
+  const termAt = (index: number): number => {
+    const xi = x[index] as number;
+    const bucket = Math.floor(xi);
+    if (fit.kind === "ramp" && onset <= bucket) return xi - onset;
+    if (bucket + 1 <= onset || back <= bucket) return 0;
+    if (onset <= bucket && bucket + 1 <= back) return 1;
+    let sum = 0;
+    for (let k = 0; k < perBucket; k++) {
+      const position = bucket + k / perBucket;
+      if (position >= onset && position < back) sum += fit.kind === "ramp" ? position - onset : 1;
+    }
+    return sum / perBucket;
+  };
+  const line = lineOf(buckets);
+  const sums = { x: 0, xx: 0, r: 0, xr: 0, rr: 0 };
+  const term: Term = { z: 0, xz: 0, zz: 0, rz: 0 };
+  for (let index = 0; index < n; index++) {
+    const xi = x[index] as number;
+    const ri = (y[index] as number) - line.level - line.slope * xi;
+    const zi = termAt(index);
+    sums.x += xi;
+    sums.xx += xi * xi;
+    sums.r += ri;
+    sums.xr += xi * ri;
+    sums.rr += ri * ri;
+    term.z += zi;
+    term.xz += xi * zi;
+    term.zz += zi * zi;
+    term.rz += ri * zi;
+  }
+  const refit = withTerm(totalsOf(n, sums.x, sums.xx, sums.r, sums.xr, sums.rr), term);
+  if (refit === undefined) return undefined;
+  return { ...fit, ...refit, level: refit.level + line.level, slope: refit.slope + line.slope, hinge: onset };
 }
 
 const DAY = 86_400;
@@ -192,18 +309,6 @@ function withoutChangedCycle(
   return undefined;
 }
 
-/** Highest bucket mean − lowest. */
-function spanOf({ y, n }: Buckets): number {
-  let low = Number.POSITIVE_INFINITY;
-  let high = Number.NEGATIVE_INFINITY;
-  for (let index = 0; index < n; index++) {
-    const value = y[index] as number;
-    if (value < low) low = value;
-    if (value > high) high = value;
-  }
-  return high - low;
-}
-
 function withoutCycle(buckets: Buckets, cycle: DailyCycle): Buckets {
   return { ...buckets, y: buckets.y.map((y, index) => y - (cycle.values[index] as number)) };
 }
@@ -223,14 +328,12 @@ function residualSpread(detected: Detected): number {
 }
 
 /** The detected model's value at the index-th bucket. */
-function levelAt({ fit, buckets }: Detected, index: number): number {
-  const { x, y } = buckets;
-  const origin = y[0] as number;
-  if (fit.kind === "spike") return origin + (index >= fit.from && index < fit.to ? fit.after : fit.before);
-  if (index < fit.from) return origin + fit.before;
-  if (fit.kind === "step") return origin + fit.after;
-  const hinge = ((x[fit.from - 1] as number) + (x[fit.from] as number)) / 2;
-  return origin + fit.before + fit.slope * ((x[index] as number) - hinge);
+function levelAt({ fit, buckets }: Pick<Detected, "fit" | "buckets">, index: number): number {
+  const x = buckets.x[index] as number;
+  const line = fit.level + fit.slope * x;
+  if (fit.kind === "ramp") return line + fit.change * Math.max(0, x - fit.hinge);
+  const inside = index >= fit.from && index < fit.to;
+  return inside ? line + fit.change : line;
 }
 
 /** The mean time of the index-th non-empty bucket's samples. */
@@ -365,158 +468,218 @@ function medianOf(sorted: Float64Array): number {
 /** The lowest-cost fit of the three models, or undefined when no position is allowed. */
 function bestFit(buckets: Buckets, sigma: number, spikes: boolean): Fit | undefined {
   const { n } = buckets;
-  const sums = prefixSums(buckets);
+  const line = lineOf(buckets);
+  const sums = prefixSums(buckets, line);
   const minimum = Math.max(3, Math.ceil(n / 50));
   const charge = SPLIT_PENALTY * sigma * sigma * Math.log(n);
   let best: Fit | undefined;
-  const offer = (fit: Fit) => {
-    if (best === undefined || fit.cost < best.cost) best = fit;
+  const offer = (fit: Fit | undefined) => {
+    if (fit !== undefined && (best === undefined || fit.cost < best.cost)) best = fit;
   };
   for (let from = minimum; from <= n - minimum; from++) {
-    offer(stepFit(sums, n, from, charge));
+    offer(stepFit(sums, buckets, from, charge));
     offer(rampFit(sums, buckets, from, charge));
   }
-  if (spikes) spikeFits(sums, n, minimum, 2 * charge, offer);
-  return best;
+  // A spike of d moves the residuals from the line by about d: the O(n²) search only when they move enough.
+  if (spikes && sums.high - sums.low >= SPIKE_SEARCH * MIN_SCORE * sigma)
+    offer(spikeFit(sums, buckets, minimum, 2 * charge));
+  // The fits are of the residuals from the window's own line: adding it back gives the series' levels.
+  return best === undefined
+    ? undefined
+    : { ...best, level: best.level + line.level, slope: best.slope + line.slope };
+}
+
+/** The least-squares line of the buckets: the model of a window without a change. */
+function lineOf({ x, y, n }: Buckets): { level: number; slope: number } {
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  for (let index = 0; index < n; index++) {
+    const xi = x[index] as number;
+    const yi = y[index] as number;
+    sx += xi;
+    sy += yi;
+    sxx += xi * xi;
+    sxy += xi * yi;
+  }
+  const determinant = n * sxx - sx * sx;
+  const slope = determinant > 0 ? (n * sxy - sx * sy) / determinant : 0;
+  return { level: (sy - slope * sx) / n, slope };
 }
 
 interface Sums {
-  /** Prefix sums over bucket indices: s[i] is the sum over indices < i. */
-  y: Float64Array;
-  yy: Float64Array;
+  /** Prefix sums over bucket indices of the residuals r from the window's line: s[i] sums indices < i. */
+  r: Float64Array;
   x: Float64Array;
   xx: Float64Array;
-  xy: Float64Array;
+  xr: Float64Array;
+  totals: Totals;
+  /** The lowest and highest residual. */
+  low: number;
+  high: number;
 }
 
-function prefixSums({ x, y, n }: Buckets): Sums {
+/** Sums over all the buckets of their residuals r from the window's line. */
+interface Totals {
+  r: number;
+  xr: number;
+  rr: number;
+  /** The inverse of the line's normal matrix [[n, Σx], [Σx, Σx²]]: [a, b, c] of [[a, b], [b, c]]. */
+  inverse: [number, number, number];
+}
+
+function totalsOf(n: number, sx: number, sxx: number, sr: number, sxr: number, rr: number): Totals {
+  const determinant = n * sxx - sx * sx;
+  return { r: sr, xr: sxr, rr, inverse: [sxx / determinant, -sx / determinant, n / determinant] };
+}
+
+function prefixSums({ x, y, n }: Buckets, line: { level: number; slope: number }): Sums {
   const sums: Sums = {
-    y: new Float64Array(n + 1),
-    yy: new Float64Array(n + 1),
+    r: new Float64Array(n + 1),
     x: new Float64Array(n + 1),
     xx: new Float64Array(n + 1),
-    xy: new Float64Array(n + 1),
+    xr: new Float64Array(n + 1),
+    totals: totalsOf(1, 0, 1, 0, 0, 0),
+    low: Number.POSITIVE_INFINITY,
+    high: Number.NEGATIVE_INFINITY,
   };
-  // Values are centred on the first bucket's: sums of squares keep their precision on large levels.
-  const origin = y[0] as number;
+  let rr = 0;
+  // Residuals, not values: sums of squares keep their precision on large levels and steep trends.
   for (let index = 0; index < n; index++) {
     const xi = x[index] as number;
-    const yi = (y[index] as number) - origin;
-    sums.y[index + 1] = (sums.y[index] as number) + yi;
-    sums.yy[index + 1] = (sums.yy[index] as number) + yi * yi;
+    const ri = (y[index] as number) - line.level - line.slope * xi;
+    sums.r[index + 1] = (sums.r[index] as number) + ri;
     sums.x[index + 1] = (sums.x[index] as number) + xi;
     sums.xx[index + 1] = (sums.xx[index] as number) + xi * xi;
-    sums.xy[index + 1] = (sums.xy[index] as number) + xi * yi;
+    sums.xr[index + 1] = (sums.xr[index] as number) + xi * ri;
+    rr += ri * ri;
+    if (ri < sums.low) sums.low = ri;
+    if (ri > sums.high) sums.high = ri;
   }
+  const total = (sum: Float64Array) => sum[n] as number;
+  sums.totals = totalsOf(n, total(sums.x), total(sums.xx), total(sums.r), total(sums.xr), rr);
   return sums;
 }
 
 const between = (sum: Float64Array, from: number, to: number) => (sum[to] as number) - (sum[from] as number);
 
-function stepFit(sums: Sums, n: number, from: number, charge: number): Fit {
-  const left = between(sums.y, 0, from);
-  const right = between(sums.y, from, n);
-  const sse = (sums.yy[n] as number) - (left * left) / from - (right * right) / (n - from);
-  return {
-    kind: "step",
-    cost: sse + charge,
-    sse,
-    from,
-    to: n,
-    before: left / from,
-    after: right / (n - from),
-    slope: 0,
-  };
+/** The sums of a change's regressor z over the buckets: Σz, Σx·z, Σz², Σr·z. */
+interface Term {
+  z: number;
+  xz: number;
+  zz: number;
+  rz: number;
 }
 
-/** A constant, then a line joined to it at the hinge (halfway between buckets from − 1 and from). */
-function rampFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): Fit {
-  const hinge = ((x[from - 1] as number) + (x[from] as number)) / 2;
+/**
+ * The least-squares fit of r ≈ a + b·x + d·z, in O(1) from the sums: d from z without its own line
+ * (z̃ = z − its fit on 1 and x), then a and b. Undefined when z is (nearly) a line itself.
+ */
+function withTerm({ inverse, r: sr, xr: sxr, rr }: Totals, term: Term) {
+  const [p, q, s] = inverse;
+  // G⁻¹·[Σz, Σxz] and G⁻¹·[Σr, Σxr] (the latter ≈ 0: r is already off its line).
+  const gz0 = p * term.z + q * term.xz;
+  const gz1 = q * term.z + s * term.xz;
+  const base0 = p * sr + q * sxr;
+  const base1 = q * sr + s * sxr;
+  const spread = term.zz - term.z * gz0 - term.xz * gz1;
+  if (!(spread > 1e-9 * term.zz)) return undefined;
+  const change = (term.rz - term.z * base0 - term.xz * base1) / spread;
+  const level = base0 - change * gz0;
+  const slope = base1 - change * gz1;
+  const sse = Math.max(0, rr - level * sr - slope * sxr - change * term.rz);
+  return { level, slope, change, sse, spread };
+}
+
+/** The indicator of buckets [from, to) as a term. */
+function segmentTerm(sums: Sums, from: number, to: number): Term {
+  const count = to - from;
+  return { z: count, xz: between(sums.x, from, to), zz: count, rz: between(sums.r, from, to) };
+}
+
+/** Halfway between bucket index − 1 and index: where a change into bucket `index` is placed. */
+const hingeAt = (x: Float64Array, index: number) => ((x[index - 1] as number) + (x[index] as number)) / 2;
+
+/** A line, then the same line shifted by d from bucket `from` on. */
+function stepFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): Fit | undefined {
+  const fit = withTerm(sums.totals, segmentTerm(sums, from, n));
+  if (fit === undefined) return undefined;
+  return { kind: "step", cost: fit.sse + charge, from, to: n, hinge: hingeAt(x, from), ...fit };
+}
+
+/** A line, then a line of another slope joined to it at the hinge: z = max(0, x − hinge). */
+function rampFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): Fit | undefined {
+  const hinge = hingeAt(x, from);
   const count = n - from;
   const sx = between(sums.x, from, n);
-  const sy = between(sums.y, from, n);
-  const su = sx - hinge * count;
-  const suu = between(sums.xx, from, n) - 2 * hinge * sx + hinge * hinge * count;
-  const suy = between(sums.xy, from, n) - hinge * sy;
-  const total = sums.y[n] as number;
-  const determinant = n * suu - su * su;
-  if (!(determinant > 0)) return { ...stepFit(sums, n, from, charge), cost: Number.POSITIVE_INFINITY };
-  const level = (suu * total - su * suy) / determinant;
-  const slope = (n * suy - su * total) / determinant;
-  const sse = Math.max(0, (sums.yy[n] as number) - level * total - slope * suy);
-  const end = (x[n - 1] as number) - hinge;
-  return {
-    kind: "ramp",
-    cost: sse + charge,
-    sse,
-    from,
-    to: n,
-    before: level,
-    after: level + slope * end,
-    slope,
+  const sxx = between(sums.xx, from, n);
+  const term: Term = {
+    z: sx - hinge * count,
+    xz: sxx - hinge * sx,
+    zz: sxx - 2 * hinge * sx + hinge * hinge * count,
+    rz: between(sums.xr, from, n) - hinge * between(sums.r, from, n),
   };
+  const fit = withTerm(sums.totals, term);
+  if (fit === undefined) return undefined;
+  return { kind: "ramp", cost: fit.sse + charge, from, to: n, hinge, ...fit };
 }
 
-/** Every baseline / raised segment [from, to) / baseline fit, each baseline at least `minimum` long. */
-function spikeFits(sums: Sums, n: number, minimum: number, charge: number, offer: (fit: Fit) => void): void {
-  const total = sums.y[n] as number;
-  const squares = sums.yy[n] as number;
-  let bestSse = Number.POSITIVE_INFINITY;
+/** The best line with a raised or lowered segment [from, to), both ends at least `minimum` from the edges. */
+function spikeFit(sums: Sums, buckets: Buckets, minimum: number, charge: number): Fit | undefined {
+  const { n, x } = buckets;
+  const [p, q, s] = sums.totals.inverse;
+  let bestGain = Number.NEGATIVE_INFINITY;
   let bestFrom = -1;
   let bestTo = -1;
+  // r is off its line (Σr = Σx·r = 0): a segment lowers the squared error by (Σ r over it)² / Σ z̃².
   for (let from = minimum; from < n - minimum; from++) {
-    const start = sums.y[from] as number;
     // A long raised segment is rather a step and a step back: a spike is at most a quarter of the window.
     for (let to = from + 2; to <= Math.min(n - minimum, from + (n >> 2)); to++) {
-      const inside = (sums.y[to] as number) - start;
       const count = to - from;
-      const outside = total - inside;
-      const sse = squares - (inside * inside) / count - (outside * outside) / (n - count);
-      if (sse < bestSse) {
-        bestSse = sse;
+      const sx = between(sums.x, from, to);
+      const spread = count - count * (p * count + q * sx) - sx * (q * count + s * sx);
+      const inside = between(sums.r, from, to);
+      const gain = spread > 1e-9 * count ? (inside * inside) / spread : 0;
+      if (gain > bestGain) {
+        bestGain = gain;
         bestFrom = from;
         bestTo = to;
       }
     }
   }
-  if (bestFrom < 0) return;
-  const inside = between(sums.y, bestFrom, bestTo);
-  const count = bestTo - bestFrom;
-  offer({
+  if (bestFrom < 0) return undefined;
+  const fit = withTerm(sums.totals, segmentTerm(sums, bestFrom, bestTo));
+  if (fit === undefined) return undefined;
+  return {
     kind: "spike",
-    cost: bestSse + charge,
-    sse: Math.max(0, bestSse),
+    cost: fit.sse + charge,
     from: bestFrom,
     to: bestTo,
-    before: ((sums.y[n] as number) - inside) / (n - count),
-    after: inside / count,
-    slope: 0,
-  });
+    hinge: hingeAt(x, bestFrom),
+    ...fit,
+  };
 }
 
 interface Samples {
   times: ArrayLike<number>;
   values: ArrayLike<number>;
   count: number;
-  /** Subtracted from every value: the fit's levels are relative to it. */
-  origin: number;
   /** The daily cycle taken out, if it was. */
   cycle: ((time: number) => number) | undefined;
 }
 
 /**
  * The time of the change into bucket index `index` at the samples' resolution: among the samples of
- * the buckets around it, the split that best separates `from` (before) and `to` (after; a ramp: its
- * line) in least squares.
+ * the buckets around it, the split that the fitted model (`model(time, split)`: its value at a time when
+ * the change is at `split`) fits best in least squares.
  */
 function onsetTime(
-  { times, values, count, origin, cycle }: Samples,
+  { times, values, count, cycle }: Samples,
   range: QueryRange,
   buckets: Buckets,
   index: number,
-  from: number,
-  to: number,
-  fit: Fit,
+  model: (time: number, split: number) => number,
 ): number {
   const { x, width, n } = buckets;
   const first = range.start + Math.floor(x[Math.max(0, index - 2)] as number) * width;
@@ -526,23 +689,18 @@ function onsetTime(
     const time = times[at] as number;
     const value = values[at] as number;
     if (time >= first && time < last && Number.isFinite(value))
-      window.push([time, value - origin - (cycle === undefined ? 0 : cycle(time))]);
+      window.push([time, value - (cycle === undefined ? 0 : cycle(time))]);
   }
   window.sort((a, b) => a[0] - b[0]);
   const fallback = range.start + Math.floor(x[index] as number) * width;
   if (window.length === 0) return fallback;
-  const perSecond = fit.slope / width;
-  // Split k: samples before k take `from`, the others `to` (a ramp: `from` + slope × time since the split).
+  // Split k: samples before k are before the change, the others after it.
   let bestCost = Number.POSITIVE_INFINITY;
   let bestTime = fallback;
   for (let split = 0; split < window.length; split++) {
     const splitTime = (window[split] as [number, number])[0];
     let cost = 0;
-    for (let at = 0; at < window.length; at++) {
-      const [time, value] = window[at] as [number, number];
-      const predicted = at < split ? from : fit.kind === "ramp" ? from + perSecond * (time - splitTime) : to;
-      cost += (value - predicted) ** 2;
-    }
+    for (const [time, value] of window) cost += (value - model(time, splitTime)) ** 2;
     if (cost < bestCost) {
       bestCost = cost;
       bestTime = splitTime;

@@ -143,4 +143,49 @@ describe.skipIf(!prometheusAvailable())("change points of the planted series, fr
       larger.worker,
     ]);
   });
+
+  it("over the last two hours at a 5-minute step, reports the worker's step on the daily decline and nothing for the others", async () => {
+    const { changed, workers } = ON_CALL_PLANTED.queue;
+    const window = { start: end - 2 * 3600, end, step: 300 };
+    // The window only sees the cycle's decline: every worker's queue falls over it, by Prometheus.
+    const falls = await prometheus.api<{ result: unknown[] }>("query", {
+      query: `worker_queue_depth offset 2h - worker_queue_depth > 0`,
+      time: end,
+    });
+    expect(falls.result.length).toBeGreaterThanOrEqual(workers - 1);
+    const http = await postMcp(handler, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "ExecuteRangeQuery",
+        arguments: {
+          query: "worker_queue_depth",
+          start: String(window.start),
+          end: String(window.end),
+          step: `${window.step}s`,
+        },
+      },
+    });
+    expect(http.statusCode).toBe(200);
+    const { structuredContent } = (
+      JSON.parse(http.body) as {
+        result: {
+          structuredContent: {
+            series_stats: { columns: string[]; rows: unknown[][] };
+          };
+        };
+      }
+    ).result;
+    const { columns, rows } = structuredContent.series_stats;
+    const cell = (row: unknown[], column: string) => row[columns.indexOf(column)];
+    expect(rows).toHaveLength(workers);
+    const changedAt = new Map(rows.map((row) => [cell(row, "worker"), cell(row, "changed_at")]));
+    const at = Date.parse(String(changedAt.get(changed.worker))) / 1000;
+    expect(Math.abs(at - changed.at)).toBeLessThanOrEqual(2 * window.step);
+    for (const [worker, time] of changedAt)
+      if (worker !== changed.worker) expect(time, String(worker)).toBeNull();
+    // The table ranks it first (an answer that fits whole keeps Prometheus's order of curves).
+    expect(cell(rows[0] ?? [], "worker")).toBe(changed.worker);
+  });
 });

@@ -157,4 +157,40 @@ describe("findChange", () => {
     const points = series(day, (t) => (t >= START + 4000 ? 3 : 1), 0.2, 9);
     expect(findChange(points, day)).toEqual(findChange([...points], day));
   });
+
+  describe("over the last two hours of a daily cycle (the on-call window)", () => {
+    const twoHours: QueryRange = { start: START + DAY - 2 * 3600, end: START + DAY, step: 300 };
+    // Eight workers' queues on one daily cycle, seen in its evening decline: ~30 jobs lost over 2 h.
+    const queue = (t: number) => 130 + 70 * Math.sin((2 * Math.PI * (t - START - 11 * 3600)) / DAY);
+
+    it("reports none for the smooth decline with noise, whatever the noise", () => {
+      expect(queue(twoHours.start) - queue(twoHours.end)).toBeGreaterThan(25);
+      for (let seed = 1; seed <= 8; seed++)
+        expect(findChange(series(twoHours, queue, 3, seed), twoHours), `seed ${seed}`).toBeUndefined();
+    });
+
+    it("finds a step of 13σ (worker-3's; the threshold is MIN_SCORE × the estimated σ) on the decline within two steps of it", () => {
+      const at = START + DAY - 3600;
+      for (let seed = 1; seed <= 8; seed++) {
+        const change = findChange(
+          series(twoHours, (t) => queue(t) + (t >= at ? 40 : 0), 3, seed),
+          twoHours,
+        );
+        expect(Math.abs((change?.at ?? 0) - at), `seed ${seed}`).toBeLessThanOrEqual(2 * twoHours.step);
+        expect((change?.after ?? 0) - (change?.before ?? 0)).toBeGreaterThan(10);
+        expect(change?.endedAt).toBeUndefined();
+      }
+    });
+  });
+
+  it("reports none for a steady linear growth over the whole window, at any slope", () => {
+    for (const perHour of [0.5, 5, 500])
+      expect(
+        findChange(
+          series(day, (t) => 1000 + ((t - START) / 3600) * perHour, 2),
+          day,
+        ),
+        `${perHour} an hour`,
+      ).toBeUndefined();
+  });
 });
