@@ -3,8 +3,8 @@ import type { Figure } from "../report.js";
 import { run as alertQuestions } from "./alertQuestions.js";
 import { run as answerTokens, toolsListModes as toolsList } from "./answerTokens.js";
 import { run as busyPort } from "./busyPort.js";
-import { run as changePoints } from "./changePoints.js";
 import { run as catalogueAnswers } from "./catalogueAnswers.js";
+import { run as changePoints } from "./changePoints.js";
 import { run as chartLimits } from "./chartLimits.js";
 import { run as charts } from "./charts.js";
 import { run as coldStart } from "./coldStart.js";
@@ -15,6 +15,7 @@ import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
 import { run as rehydration } from "./rehydration.js";
+import { run as seriesInView } from "./seriesInView.js";
 import { run as streaming } from "./streaming.js";
 import { run as throughput } from "./throughput.js";
 import { run as toolPath } from "./toolPath.js";
@@ -42,6 +43,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   changePoints,
   catalogueAnswers,
   cutRangePoints,
+  seriesInView,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
