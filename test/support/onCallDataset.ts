@@ -1057,28 +1057,29 @@ interface FleetDeployment {
   cyclic?: boolean;
 }
 
+/** In the dataset's namespaces (ON_CALL_NAMESPACES): their label values stay as they were. */
 const FLEET_DEPLOYMENTS: readonly FleetDeployment[] = [
-  { container: "api-gateway", namespace: "edge", version: "2.14.3", replicas: 30, bytes: 300 * MiB },
-  { container: "checkout-service", namespace: "shop", version: "5.2.0", replicas: 24, bytes: 450 * MiB },
-  { container: "catalog-search", namespace: "shop", version: "3.8.1", replicas: 28, bytes: 1.2 * GiB },
+  { container: "api-gateway", namespace: "frontend", version: "2.14.3", replicas: 30, bytes: 300 * MiB },
+  { container: "checkout-service", namespace: "checkout", version: "5.2.0", replicas: 24, bytes: 450 * MiB },
+  { container: "catalog-search", namespace: "catalog", version: "3.8.1", replicas: 28, bytes: 1.2 * GiB },
   {
     container: "recommendation-engine",
-    namespace: "ml",
+    namespace: "recommendations",
     version: "1.31.0",
     replicas: 20,
     bytes: 2.5 * GiB,
     cyclic: true,
   },
-  { container: "session-cache", namespace: "edge", version: "7.0.12", replicas: 18, bytes: 800 * MiB },
+  { container: "session-cache", namespace: "auth", version: "7.0.12", replicas: 18, bytes: 800 * MiB },
   { container: "payment-processor", namespace: "payments", version: "4.4.2", replicas: 16, bytes: 600 * MiB },
   {
     container: "notification-worker",
-    namespace: "messaging",
+    namespace: "notifications",
     version: "0.9.7",
     replicas: 22,
     bytes: 250 * MiB,
   },
-  { container: "image-resizer", namespace: "media", version: "2.0.5", replicas: 22, bytes: 500 * MiB },
+  { container: "image-resizer", namespace: "catalog", version: "2.0.5", replicas: 22, bytes: 500 * MiB },
 ];
 
 /** One pod of the fleet: every label its series carries. */
