@@ -71,7 +71,7 @@ describe.skipIf(!prometheusAvailable())("every series in view: a day of memory o
     return { text, value: result.structuredContent };
   }
 
-  /** The table's series, each checked against Prometheus's labels; returns how many there were. */
+  /** The table stands for every stored series, each with exactly the labels Prometheus reports. */
   function expectEverySeries(table: SeriesTableValue | undefined): void {
     expect(table).toBeDefined();
     const series = tableSeries(table as SeriesTableValue);
