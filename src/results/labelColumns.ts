@@ -30,8 +30,9 @@ const MAX_KEY_SHARE = 1 / 2;
  * name); each goes into the lookup under the first column already taken that determines it (every value
  * of that column goes with one value of the label, or always with its absence), when that column has at
  * most MAX_KEY_SHARE as many values as there are series and the lookup's text is shorter than the
- * column's would be; otherwise it becomes a column. Columns are written most distinct values first: the
- * label that tells series apart leads the row.
+ * column's would be; otherwise it becomes a column. A column that a column with more values determines
+ * then moves under it on the same terms (see underLaterKeys). Columns are written most distinct values
+ * first: the label that tells series apart leads the row.
  */
 export function labelLayout(metrics: readonly unknown[]): LabelLayout {
   const labels = metrics.map((metric) => (isPlainObject(metric) ? metric : {}));
@@ -49,10 +50,39 @@ export function labelLayout(metrics: readonly unknown[]): LabelLayout {
     }
     determined.set(key.name, [...(determined.get(key.name) ?? []), spread.name]);
   }
-  const columns = keys
-    .sort((a, b) => b.distinct.size - a.distinct.size || compare(a.name, b.name))
-    .map((key) => key.name);
+  const columns = underLaterKeys(keys, determined, labels).map((key) => key.name);
   return { common, columns, lookup: lookupOf(determined, labels) };
+}
+
+/**
+ * The key columns left once each key that a key with as many values or more determines (a container's
+ * namespace) has moved into the lookup under it, with the labels under it, when that is shorter: taken
+ * first, such a key had no column to go under. Keys are tried most distinct values first, each under a
+ * key that has not moved (a key that moved is determined by the one it went under, which then
+ * determines this one too). Returns the columns in their written order, most distinct values first.
+ */
+function underLaterKeys(
+  keys: readonly LabelSpread[],
+  determined: Map<string, string[]>,
+  labels: ReadonlyArray<Record<string, unknown>>,
+): LabelSpread[] {
+  const byValues = [...keys].sort((a, b) => b.distinct.size - a.distinct.size || compare(a.name, b.name));
+  const moved = new Set<LabelSpread>();
+  for (const spread of byValues) {
+    const key = byValues.find(
+      (candidate) =>
+        candidate !== spread &&
+        !moved.has(candidate) &&
+        candidate.distinct.size >= spread.distinct.size &&
+        isKeyFor(candidate, spread, labels),
+    );
+    if (key === undefined) continue;
+    moved.add(spread);
+    const names = [spread.name, ...(determined.get(spread.name) ?? [])];
+    determined.delete(spread.name);
+    determined.set(key.name, [...(determined.get(key.name) ?? []), ...names]);
+  }
+  return byValues.filter((spread) => !moved.has(spread));
 }
 
 /** The cells of a series' label columns: each label's value, or null where it has none. */

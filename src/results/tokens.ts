@@ -542,10 +542,15 @@ function compileWalk(prices: PriceTables) {
     SAMPLE[INPUT_OF[code] as number] = code;
   }
   const { transitions, stateList, startNumber, nonAsciiNumber } = compileTransitions(prices, SAMPLE);
-  /** Per state: 1 if the last character was a quote, 2 a separator or slash (a known word may start). */
+  /**
+   * Per state: 1 if the last character was a quote, 2 a separator or slash (a known word may start), 3
+   * JSON's punctuation before a value (a JSON literal may start, see JSON_LITERALS).
+   */
   const BEFORE_WORD = Uint8Array.from(stateList, (state) => {
     const prev = state & 31;
-    return prev === QUOTE ? 1 : prev === SEPARATOR || prev === SLASH ? 2 : 0;
+    if (prev === QUOTE) return 1;
+    if (prev === SEPARATOR || prev === SLASH) return 2;
+    return prev === COMMA || prev === QUOTED_COMMA || prev === COLON || prev === OPEN_BRACKET ? 3 : 0;
   });
   const IS_LETTER = Uint8Array.from(INPUT_OF, (input) => (isLetter(input) ? 1 : 0));
   /**
@@ -624,7 +629,9 @@ function tables(): ReturnType<typeof compile> {
  * The extra tokens of the known word of this hash (see KNOWN_WORDS), in 1/64 token: Claude's in bits 0-15,
  * o200k's in bits 16-31; or -1 for a word that is not known.
  */
-function knownExtra(hash: number, afterQuote: boolean): number {
+function knownExtra(hash: number, before: number): number {
+  if (before === 3) return JSON_LITERAL_HASHES.has(hash) ? JSON_LITERAL_EXTRA : -1;
+  const afterQuote = before === 1;
   const { knownSlot, knownExtraTable } = tables();
   const slot = knownSlot(hash);
   if (slot < 0) return -1;
@@ -632,6 +639,23 @@ function knownExtra(hash: number, afterQuote: boolean): number {
   const o200k = afterQuote ? (extra >>> 4) & 15 : extra >>> 8;
   return (extra & 15) * UNIT + o200k * UNIT * 65536;
 }
+/**
+ * JSON's literals as values (`[1,null,2]`, `"a":true`): unquoted, right after `,` `:` or `[`, where no
+ * other word is known (a bare word there is not JSON). Each costs its first letter and, beyond it, no
+ * token more in Claude's and at most one in o200k's (checked in test/property/tokens.test.ts): a table's
+ * `null` cells and a compact curve's gaps, priced as unknown letters, cost three times what they do.
+ */
+export const JSON_LITERALS: readonly string[] = ["null", "true", "false"];
+const JSON_LITERAL_HASHES = new Set(
+  JSON_LITERALS.map((word) => {
+    let hash = WORD_SEED;
+    for (let i = 0; i < word.length; i++) hash = hashStep(hash, word.charCodeAt(i));
+    return hash;
+  }),
+);
+/** Claude's extra (none) in bits 0-15, o200k's (one token) in bits 16-31, as knownExtra returns them. */
+const JSON_LITERAL_EXTRA = 0 * UNIT + 1 * UNIT * 65536;
+
 /**
  * A known word costs its first letter and its extra tokens, or at most START_SURCHARGE more than its
  * letters did (what a piece cut out of it, or beginning with what ended it, pays more than in the whole):
@@ -686,9 +710,10 @@ export class TokenTally {
   private state = tables().startNumber;
   private claude = 0;
   private o200k = 0;
-  /** The hash of the current letter run if it began right after a quote or a separator, else 0. */
+  /** The hash of the current letter run if it began where a known word may (see BEFORE_WORD), else 0. */
   private word = 0;
-  private afterQuote = false;
+  /** What came before the current word: BEFORE_WORD's value. */
+  private before = 0;
   /** The prices of the current word's letters after its first. */
   private wordClaude = 0;
   private wordO200k = 0;
@@ -713,7 +738,7 @@ export class TokenTally {
       inWordFlag,
     } = tables().walk;
     const { nonAsciiNumber } = tables();
-    let { state, claude, o200k, word, afterQuote, wordClaude, wordO200k } = this;
+    let { state, claude, o200k, word, before: wordBefore, wordClaude, wordO200k } = this;
     const length = text.length;
     for (let i = 0; i < length; i++) {
       const code = text.charCodeAt(i);
@@ -732,7 +757,7 @@ export class TokenTally {
             continue;
           }
           // The word ended (at a character: at the end of the text it could go on in the next piece).
-          const extra = knownExtra(word, afterQuote);
+          const extra = knownExtra(word, wordBefore);
           if (extra >= 0) {
             claude += knownPrice(extra & 65535, wordClaude) - wordClaude;
             o200k += knownPrice(extra >>> 16, wordO200k) - wordO200k;
@@ -742,7 +767,7 @@ export class TokenTally {
         const before = beforeWord[state] as number;
         if (before !== 0 && letterCode[code] === 1) {
           word = hashStep(WORD_SEED, code);
-          afterQuote = before === 1;
+          wordBefore = before;
           wordClaude = 0;
           wordO200k = 0;
         }
@@ -763,7 +788,7 @@ export class TokenTally {
       state = nonAsciiNumber;
       word = 0;
     }
-    Object.assign(this, { state, claude, o200k, word, afterQuote, wordClaude, wordO200k });
+    Object.assign(this, { state, claude, o200k, word, before: wordBefore, wordClaude, wordO200k });
     return this;
   }
 
@@ -783,7 +808,7 @@ export class TokenTally {
       inWordFlag,
     } = tables().walk;
     const { nonAsciiNumber } = tables();
-    let { state, claude, o200k, word, afterQuote, wordClaude, wordO200k } = this;
+    let { state, claude, o200k, word, before: wordBefore, wordClaude, wordO200k } = this;
     for (let i = start; i < end; i++) {
       const code = bytes[i] as number;
       if (code < 128) {
@@ -800,7 +825,7 @@ export class TokenTally {
             state = transition & nextMask;
             continue;
           }
-          const extra = knownExtra(word, afterQuote);
+          const extra = knownExtra(word, wordBefore);
           if (extra >= 0) {
             claude += knownPrice(extra & 65535, wordClaude) - wordClaude;
             o200k += knownPrice(extra >>> 16, wordO200k) - wordO200k;
@@ -810,7 +835,7 @@ export class TokenTally {
         const before = beforeWord[state] as number;
         if (before !== 0 && letterCode[code] === 1) {
           word = hashStep(WORD_SEED, code);
-          afterQuote = before === 1;
+          wordBefore = before;
           wordClaude = 0;
           wordO200k = 0;
         }
@@ -822,7 +847,7 @@ export class TokenTally {
       state = nonAsciiNumber;
       word = 0;
     }
-    Object.assign(this, { state, claude, o200k, word, afterQuote, wordClaude, wordO200k });
+    Object.assign(this, { state, claude, o200k, word, before: wordBefore, wordClaude, wordO200k });
     return this;
   }
 }

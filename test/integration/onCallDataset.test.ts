@@ -69,6 +69,7 @@ describe.skipIf(!prometheusAvailable())("the on-call dataset loaded into a real 
       node_cpu_seconds_total: 60,
       container_cpu_usage_seconds_total: 200,
       container_memory_working_set_bytes: 200,
+      container_memory_usage_bytes: 180,
       kube_pod_container_status_restarts_total: 200,
       up: 128,
       http_requests_total: 8 * 3 * 2 * 3,

@@ -1,6 +1,11 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { estimateTokens, estimateTokensOfBytes, KNOWN_WORDS } from "../../src/results/tokens.js";
+import {
+  estimateTokens,
+  estimateTokensOfBytes,
+  JSON_LITERALS,
+  KNOWN_WORDS,
+} from "../../src/results/tokens.js";
 import {
   genSource,
   resultCorpus,
@@ -8,7 +13,7 @@ import {
   TEXT_KINDS,
   type TextKind,
 } from "../support/resultTexts.js";
-import { realTokens } from "../support/tokenizers.js";
+import { maxRealTokens, realTokens } from "../support/tokenizers.js";
 import { uncommonText } from "../support/uncommonTexts.js";
 
 const encoder = new TextEncoder();
@@ -197,5 +202,37 @@ describe("KNOWN_WORDS", () => {
       expect(afterQuote, `${word} (o200k after a quote)`).toBeGreaterThanOrEqual(quoted.o200k);
       expect(afterSeparator, `${word} (o200k after a separator)`).toBeGreaterThanOrEqual(separated.o200k);
     }
+  });
+});
+
+describe("JSON_LITERALS", () => {
+  // Where a value begins, each is priced as its first letter and no token more in Claude's, one more in
+  // o200k's (tokens.ts): what each tokenizer takes for it beyond a one-letter word there.
+  const contexts = [
+    (w: string) => `[1,${w},2]`,
+    (w: string) => `[${w},2]`,
+    (w: string) => `[1,${w}]`,
+    (w: string) => `{"a":${w},"b":1}`,
+    (w: string) => `["x",${w},"y"]`,
+    (w: string) => `[[1,2],${w},[3]]`,
+    (w: string) => `["ip-10-0-1-5",3.1,"2026-11-28T03:10:00Z",${w},7]`,
+  ];
+
+  it("take no token more than a letter in Claude's, at most one more in o200k's, where values begin", () => {
+    for (const word of JSON_LITERALS) {
+      for (const context of contexts) {
+        const withWord = realTokens(context(word));
+        const withLetter = realTokens(context("q"));
+        expect(withWord.claude - withLetter.claude, `${context(word)} (Claude's)`).toBeLessThanOrEqual(0);
+        expect(withWord.o200k - withLetter.o200k, `${context(word)} (o200k)`).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
+  it("are priced below unknown words there, and never below the larger real count", () => {
+    const row = (cell: string) => `["ip-10-0-1-5",1,${Array(40).fill(cell).join(",")}]`;
+    expect(estimateTokens(row("null"))).toBeLessThan(estimateTokens(row("nxlq")));
+    for (const word of JSON_LITERALS)
+      expect(estimateTokens(row(word))).toBeGreaterThanOrEqual(maxRealTokens(row(word)));
   });
 });

@@ -59,6 +59,7 @@ export const ON_CALL_METRICS = {
   latencyCount: "http_request_duration_seconds_count",
   plantedSignal: "planted_change_signal",
   queueDepth: "worker_queue_depth",
+  fleetMemory: "container_memory_usage_bytes",
 } as const;
 
 /** Every metric name in the dataset, sorted by code point (as `/api/v1/label/__name__/values` returns them). */
@@ -890,6 +891,7 @@ function families(): Family[] {
       },
     },
     ...plantedFamilies(),
+    fleetFamily(),
   ];
 }
 
@@ -918,6 +920,11 @@ function labelText(labels: Record<string, string>): string {
  */
 export function* onCallOpenMetricsChunks(): Generator<string> {
   yield* openMetricsOf(families());
+}
+
+/** The ~180-pod fleet's series alone (ON_CALL_FLEET), in the same text: a test of them loads in seconds. */
+export function* onCallFleetOpenMetricsChunks(): Generator<string> {
+  yield* openMetricsOf([fleetFamily()]);
 }
 
 /** The planted change points' series alone (ON_CALL_PLANTED), in the same text: a test of them loads in seconds. */
@@ -1033,6 +1040,137 @@ function plantedFamilies(): Family[] {
       },
     },
   ];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A fleet of 180 pods with long labels (issue 38, item 4: every series in view): generated after
+// everything else, from its own random streams, so the series above keep their values.
+
+/** A deployment of the fleet: its container (and image), namespace, replicas and typical working set. */
+interface FleetDeployment {
+  container: string;
+  namespace: string;
+  version: string;
+  replicas: number;
+  bytes: number;
+  /** Follows the daily load cycle (its caches grow with traffic). */
+  cyclic?: boolean;
+}
+
+/** In the dataset's namespaces (ON_CALL_NAMESPACES): their label values stay as they were. */
+const FLEET_DEPLOYMENTS: readonly FleetDeployment[] = [
+  { container: "api-gateway", namespace: "frontend", version: "2.14.3", replicas: 30, bytes: 300 * MiB },
+  { container: "checkout-service", namespace: "checkout", version: "5.2.0", replicas: 24, bytes: 450 * MiB },
+  { container: "catalog-search", namespace: "catalog", version: "3.8.1", replicas: 28, bytes: 1.2 * GiB },
+  {
+    container: "recommendation-engine",
+    namespace: "recommendations",
+    version: "1.31.0",
+    replicas: 20,
+    bytes: 2.5 * GiB,
+    cyclic: true,
+  },
+  { container: "session-cache", namespace: "auth", version: "7.0.12", replicas: 18, bytes: 800 * MiB },
+  { container: "payment-processor", namespace: "payments", version: "4.4.2", replicas: 16, bytes: 600 * MiB },
+  {
+    container: "notification-worker",
+    namespace: "notifications",
+    version: "0.9.7",
+    replicas: 22,
+    bytes: 250 * MiB,
+  },
+  { container: "image-resizer", namespace: "catalog", version: "2.0.5", replicas: 22, bytes: 500 * MiB },
+];
+
+/** One pod of the fleet: every label its series carries. */
+export interface FleetPod {
+  namespace: string;
+  pod: string;
+  container: string;
+  image: string;
+  node: string;
+  instance: string;
+}
+
+/**
+ * `container_memory_usage_bytes{job="kubelet",namespace,pod,container,image,node,instance}` of 180 pods
+ * over the day: 8 containers of one long image each, on 20 nodes each scraped at `10.0.a.b:10250`. Most
+ * are flat with noise (the recommendation engine's follow the daily cycle); two leak, one restarted.
+ */
+export const ON_CALL_FLEET = (() => {
+  const rnd = random("fleet:topology");
+  const hex = (length: number) => Array.from({ length }, () => rnd.int(0, 15).toString(16)).join("");
+  const name = (length: number) => Array.from({ length }, () => rnd.pick([...K8S_ALPHABET])).join("");
+  const usedIps = new Set<string>();
+  const nodes: Array<{ node: string; instance: string }> = [];
+  while (nodes.length < 20) {
+    const [a, b] = [rnd.int(96, 127), rnd.int(4, 250)];
+    if (usedIps.has(`${a}.${b}`)) continue;
+    usedIps.add(`${a}.${b}`);
+    nodes.push({ node: `ip-10-0-${a}-${b}.ec2.internal`, instance: `10.0.${a}.${b}:10250` });
+  }
+  const usedNames = new Set<string>();
+  const pods: FleetPod[] = [];
+  for (const spec of FLEET_DEPLOYMENTS) {
+    const image = `registry.example.internal/team/${spec.container}:${spec.version}-${hex(12)}`;
+    const hash = name(10);
+    for (let r = 0; r < spec.replicas; r++) {
+      let pod: string;
+      do pod = `${spec.container}-${hash}-${name(5)}`;
+      while (usedNames.has(pod));
+      usedNames.add(pod);
+      const { node, instance } = rnd.pick(nodes);
+      pods.push({ namespace: spec.namespace, pod, container: spec.container, image, node, instance });
+    }
+  }
+  const find = (container: string, replica: number) =>
+    pods.filter((p) => p.container === container)[replica] as FleetPod;
+  return {
+    metric: ON_CALL_METRICS.fleetMemory,
+    job: "kubelet",
+    pods: pods as readonly FleetPod[],
+    /** Leaking from `at` on, `perHour` bytes an hour. */
+    leaks: [
+      { pod: find("catalog-search", 3).pod, at: onCallTimeOf(minutesBeforeEnd(600)), perHour: 80 * MiB },
+      { pod: find("session-cache", 5).pod, at: START, perHour: 25 * MiB },
+    ],
+    /** Restarted at `at`: its working set fell to a tenth and warmed back up over half an hour. */
+    restarted: { pod: find("api-gateway", 7).pod, at: onCallTimeOf(minutesBeforeEnd(200)) },
+  };
+})();
+
+function fleetValues(pod: FleetPod): Float64Array {
+  const rnd = random(`fleet:${pod.pod}`);
+  const spec = FLEET_DEPLOYMENTS.find((d) => d.container === pod.container) as FleetDeployment;
+  const level = spec.bytes * (0.85 + 0.3 * rnd.next());
+  const leak = ON_CALL_FLEET.leaks.find((l) => l.pod === pod.pod);
+  const restarted = ON_CALL_FLEET.restarted.pod === pod.pod ? ON_CALL_FLEET.restarted.at : undefined;
+  const values = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    const t = onCallTimeOf(i);
+    let bytes = spec.cyclic ? level * (0.8 + 0.2 * dailyLoad(t)) : level;
+    if (leak !== undefined) bytes += (Math.max(0, t - leak.at) / HOUR) * leak.perHour;
+    if (restarted !== undefined && t >= restarted)
+      bytes *= 0.1 + 0.9 * ramp(t, restarted, restarted + 30 * MINUTE);
+    values[i] = Math.round(bytes * (1 + 0.01 * rnd.gauss()));
+  }
+  return values;
+}
+
+function fleetFamily(): Family {
+  return {
+    family: ON_CALL_METRICS.fleetMemory,
+    type: "gauge",
+    help: "Current memory usage in bytes, including all memory regardless of when it was accessed.",
+    *series() {
+      for (const pod of ON_CALL_FLEET.pods)
+        yield {
+          name: ON_CALL_METRICS.fleetMemory,
+          labels: { job: ON_CALL_FLEET.job, ...pod },
+          values: fleetValues(pod),
+        };
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1268,3 +1406,20 @@ export const ON_CALL_QUESTIONS: readonly OnCallQuestion[] = [
     args: { query: ON_CALL_METRICS.latencyBucket, time: now },
   },
 ];
+
+/**
+ * A day of the fleet's memory (ON_CALL_FLEET), every label as Prometheus stores it, at the dataset's 60 s:
+ * what an on-call engineer asks first to see whether anything else is affected. Kept apart from
+ * ON_CALL_QUESTIONS (whose answers other tests check one by one): the series-in-view test and bench ask it.
+ */
+export const ON_CALL_FLEET_QUESTION: OnCallQuestion = {
+  id: "fleet-memory-day",
+  title: "Memory of each of the fleet's 180 pods over the day",
+  tool: "ExecuteRangeQuery",
+  args: { query: ON_CALL_METRICS.fleetMemory, ...day },
+  expectTop: {
+    label: "pod",
+    value: ON_CALL_FLEET.leaks[0]?.pod ?? "",
+    why: "leaks 80 MiB an hour for the last 10 hours; the others flat, cyclic or restarted",
+  },
+};

@@ -15,6 +15,7 @@ import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
 import { run as rehydration } from "./rehydration.js";
+import { run as seriesInView } from "./seriesInView.js";
 import { run as streaming } from "./streaming.js";
 import { run as throughput } from "./throughput.js";
 import { run as toolPath } from "./toolPath.js";
@@ -42,6 +43,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   changePoints,
   catalogueAnswers,
   cutRangePoints,
+  seriesInView,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
