@@ -2,6 +2,7 @@ import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { findChange } from "../../src/results/changePoint.js";
 import type { QueryRange } from "../../src/results/curves.js";
+import { normalStream } from "../support/seededNoise.js";
 
 const DAY = 86_400;
 
@@ -11,18 +12,8 @@ const DAY = 86_400;
  */
 const gaussians = (count: number) =>
   fc.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => {
-    let a = seed;
-    const next = () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    return Array.from(
-      { length: count },
-      () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
-    );
+    const next = normalStream(seed);
+    return Array.from({ length: count }, next);
   });
 
 /** A range of `steps` + 1 points at a whole-second step, starting at a whole step. */

@@ -1,24 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { findChange, MIN_SCORE } from "../../src/results/changePoint.js";
 import type { QueryRange } from "../../src/results/curves.js";
+import { normalStream } from "../support/seededNoise.js";
 
 const DAY = 86_400;
 const START = 1_700_000_000;
 /** A day at a 60 s step: 1,441 points, bucketed by 8 steps. */
 const day: QueryRange = { start: START, end: START + DAY, step: 60 };
 
-/** A seeded normal noise stream (mulberry32 + Box–Muller): the same numbers every run. */
-function noise(seed: number): () => number {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
-}
+/** A seeded normal noise stream: the same numbers every run. */
+const noise = normalStream;
 
 function series(
   range: QueryRange,
