@@ -5,6 +5,7 @@
 import { chartFacts } from "../../../src/charts/chartAnswer.js";
 import { chartModel, type MatrixSeries } from "../../../src/charts/chartModel.js";
 import { renderPng } from "../../../src/charts/render.js";
+import { DEFAULT_BUDGET } from "../../helpers/toolCall.js";
 import { realTokens } from "../../support/tokenizers.js";
 import type { BenchContext } from "../context.js";
 import { stats } from "../measure.js";
@@ -46,7 +47,13 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       order: "unusual",
     };
     const text = JSON.stringify(
-      chartFacts(chartModel(data, { title: "CPU per pod", order: "unusual" }), data.length, asked, bytes),
+      chartFacts(
+        chartModel(data, { title: "CPU per pod", order: "unusual" }),
+        data.length,
+        asked,
+        bytes,
+        DEFAULT_BUDGET,
+      ),
     );
     const tokens = realTokens(text);
     figures.push({
