@@ -157,7 +157,11 @@ function curveForm(asked: QueryAsked): CurveForm {
 }
 
 /** The cut answer without its elements, the note and the range header at their longest: what the room is left of. */
-function skeletonOf(draft: Truncation, input: CutInput, table: StatsTable["heading"]): Record<string, unknown> {
+function skeletonOf(
+  draft: Truncation,
+  input: CutInput,
+  table: StatsTable["heading"],
+): Record<string, unknown> {
   return {
     truncated: draft,
     ...withRangeHeader(input.data, input.asked, LONGEST_DURATION),
