@@ -29,7 +29,7 @@ export function describeTool(tool: Tool, declareNumbers: boolean): ToolDescripto
 
 /** The input schema as declared (`strings`) and with its number branches; made for one form of the tool. */
 function inputSchemasOf(schema: z.ZodType): ToolJsonSchemas["amp"] {
-  const strings = jsonSchemaOf(schema, "input");
+  const strings = singleTypes(jsonSchemaOf(schema, "input"));
   return { strings, withNumbers: withNumbers(strings) };
 }
 
@@ -59,6 +59,21 @@ export function jsonSchemaTable(): Record<string, ToolJsonSchemas> {
 function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io });
   return rest;
+}
+
+/**
+ * The input schema with each parameter's `type` array (zod writes a nullable boolean `["boolean", "null"]`)
+ * as `anyOf` of single types, as every other nullable parameter is: dialects such as Gemini's take one type.
+ */
+function singleTypes(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties === undefined) return schema;
+  const single = Object.entries(properties).map(([name, property]) => {
+    const { type, ...rest } = property;
+    if (!Array.isArray(type)) return [name, property] as const;
+    return [name, { ...rest, anyOf: type.map((one) => ({ type: one })) }] as const;
+  });
+  return { ...schema, properties: Object.fromEntries(single) };
 }
 
 /**

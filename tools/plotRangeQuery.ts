@@ -55,6 +55,6 @@ export const PlotRangeQuery = defineTool({
     call.context.progress?.step("Drawing the chart");
     const png = await drawChart(model, call.context);
     const asked = { query: args.query, ...range, order: chosen };
-    return new Picture(png, chartFacts(model, answer.data.series.length, asked, png.length));
+    return new Picture(png, chartFacts(model, answer.data.series.length, asked, png.length, call.budget));
   },
 });

@@ -2,7 +2,7 @@ import { ToolError } from "../errors.js";
 import { parseJsonBytes } from "../json.js";
 import type { AnswerSink } from "../prometheus/answerReader.js";
 import type { QueryRange } from "../results/curves.js";
-import { Measure } from "../results/fit.js";
+import { type Budget, less, Measure } from "../results/fit.js";
 import type { Labels } from "../results/labelSets.js";
 import { leanTable } from "../results/leanTable.js";
 import type { QueryResult, QueryResultCollector } from "../results/queryResult.js";
@@ -70,34 +70,45 @@ function labelsOf(metric: unknown): Labels {
 /**
  * What a chart shows, for the model and for the person: which series as lines (in the order drawn,
  * as their legend names them), how many more in the band, and the statistics of the series drawn as
- * lines and in the band, as the answers' own `series_stats` table.
+ * lines and in the band, as the answers' own `series_stats` table, within `budget`: the lines' rows
+ * always, the band's as far as they fit (a band of thousands of series would not), `rows_missing`
+ * saying how many series the table leaves out.
  */
 export function chartFacts(
   model: ChartModel,
   series: number,
   asked: { query: string; start: number; end: number; step: number; order: string },
   pngBytes: number,
+  budget: Budget,
 ): Record<string, unknown> {
   // The lines' rows first, then the band's: the same lean table as the query answers' (see leanTable).
   const items = [...model.drawn, ...model.banded].map((one) => ({ kind: "series" as const, ...one }));
-  const { heading, rows } = leanTable(items, new Measure({}));
+  const measure = new Measure({});
+  const { heading, rows } = leanTable(items, measure);
+  const chart = {
+    query: asked.query,
+    start: asked.start,
+    end: asked.end,
+    step: asked.step,
+    order: asked.order,
+    series,
+    lines: model.lines.map((line) => line.label),
+    in_band: model.others?.count ?? 0,
+    infinities_marked: model.infinitiesMarked,
+    // The threshold lines drawn (values as asked), only when some were.
+    ...(model.thresholds.length > 0 ? { thresholds: model.thresholds } : {}),
+    // An odd upstream's samples at times no date holds: in series_stats, not on the time axis.
+    ...(model.undrawable > 0 ? { samples_not_drawn: model.undrawable } : {}),
+    image: { format: "png", width: CHART_WIDTH, height: CHART_HEIGHT, bytes: pngBytes },
+  };
+  // Room for the rows: the budget less the rest, its marker included (written at its widest).
+  const rest = measure.of({ chart: { ...chart, rows_missing: items.length }, series_stats: heading });
+  const room = less(budget, rest);
+  let count = rows.fitting(room);
+  while (count < rows.count && rows.series(count) < model.drawn.length) count++;
+  const missing = items.length - rows.series(count);
   return {
-    chart: {
-      query: asked.query,
-      start: asked.start,
-      end: asked.end,
-      step: asked.step,
-      order: asked.order,
-      series,
-      lines: model.lines.map((line) => line.label),
-      in_band: model.others?.count ?? 0,
-      infinities_marked: model.infinitiesMarked,
-      // The threshold lines drawn (values as asked), only when some were.
-      ...(model.thresholds.length > 0 ? { thresholds: model.thresholds } : {}),
-      // An odd upstream's samples at times no date holds: in series_stats, not on the time axis.
-      ...(model.undrawable > 0 ? { samples_not_drawn: model.undrawable } : {}),
-      image: { format: "png", width: CHART_WIDTH, height: CHART_HEIGHT, bytes: pngBytes },
-    },
-    series_stats: { ...heading, rows: rows.first(rows.count) },
+    chart: { ...chart, ...(missing > 0 ? { rows_missing: missing } : {}) },
+    series_stats: { ...heading, rows: rows.first(count) },
   };
 }

@@ -56,17 +56,21 @@ export function compactCurve(curve: Curve, factor: number): CompactValue[] {
 
 /**
  * Prometheus's `[time, "value"]` pairs as a compact curve on the range's grid; undefined when a time is
- * off the grid or repeats (then the pairs are kept, values rounded: see compactElement).
+ * off the grid, repeats or lies outside the range (then the pairs are kept, values rounded: see
+ * compactElement). Outside the range: an odd upstream's time far past the end would otherwise fill
+ * the curve with nulls up to it, more than memory holds.
  */
 export function gridValues(
   pairs: ReadonlyArray<readonly [number, string]>,
   range: QueryRange,
 ): CompactValue[] | undefined {
   const values: CompactValue[] = [];
+  const last = Math.floor((range.end - range.start) / range.step + 1e-9);
   for (const [time, text] of pairs) {
     const k = Math.round((time - range.start) / range.step);
     // Prometheus writes times in milliseconds: a time on the grid is within a millisecond of it.
-    if (k < values.length || Math.abs(range.start + k * range.step - time) > 0.001) return undefined;
+    if (k < values.length || k > last || Math.abs(range.start + k * range.step - time) > 0.001)
+      return undefined;
     while (values.length < k) values.push(null);
     values.push(tableNumber(parseSample(text)));
   }

@@ -239,3 +239,24 @@ export function vectorAnswer(time: number, maxSamples = 120) {
       })),
     }));
 }
+
+/** The samples a vector's `series_stats` stands for (labels whole, the value as a number), ordered by labels. */
+export function vectorTableSamples(
+  table: SeriesTableValue,
+): Array<{ metric: Record<string, unknown>; value: number }> {
+  return byLabels(
+    tableSeries(table).map(({ labels, cells }) => ({ metric: labels, value: tableValue(cells.value) })),
+  );
+}
+
+/** Prometheus's samples as `vectorTableSamples` gives them back: the value rounded as the table rounds it. */
+export function roundedSamples(
+  samples: readonly Sample[],
+): Array<{ metric: Record<string, unknown>; value: number }> {
+  return byLabels(samples.map(({ metric, value }) => ({ metric, value: rounded(parseSample(value[1])) })));
+}
+
+function byLabels<T extends { metric: Record<string, unknown> }>(items: T[]): T[] {
+  const key = (item: T) => JSON.stringify(Object.entries(item.metric).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return items.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}

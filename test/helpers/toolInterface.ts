@@ -1,12 +1,12 @@
 /**
  * The tools' interface clients depend on: names, parameters, required sets, in tools/list order. The
- * Python Lambda's five come first; our additions to them, the optional `limit`, `order`, `exact` and `match`
+ * Python Lambda's five come first; our additions to them, the optional `limit`, `order`, `exact`, `summary` and `match`
  * (README, "Large results"), come last in each.
  */
 export const TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
   ExecuteQuery: {
     required: ["query"],
-    properties: ["workspace_id", "query", "time", "region", "profile", "limit", "order", "exact"],
+    properties: ["workspace_id", "query", "time", "region", "profile", "limit", "order", "exact", "summary"],
   },
   ExecuteRangeQuery: {
     required: ["query", "start", "end", "step"],
@@ -21,6 +21,7 @@ export const TOOL_INTERFACE: Record<string, { required: string[]; properties: st
       "limit",
       "order",
       "exact",
+      "summary",
     ],
   },
   ListMetrics: { required: [], properties: ["workspace_id", "region", "profile", "limit", "match"] },

@@ -4,6 +4,7 @@ import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { boundValue, isCutValue } from "../../src/monitoredText.js";
 import { captureOutput } from "../helpers/capture.js";
+import { type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
 import { callHttp, JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import {
   bundleAppAsShipped,
@@ -106,10 +107,12 @@ describe("PlotRangeQuery's long labels", () => {
         // series still told apart (the labels differ at their end).
         const facts = result.structuredContent as {
           chart: { lines: string[] };
-          series_stats: { rows: Array<[Record<string, string>]> };
+          series_stats: SeriesTableValue;
         };
         for (const line of facts.chart.lines) expect(line.length).toBeLessThanOrEqual(60);
-        const joined = facts.series_stats.rows.map(([labels]) => labels.joined);
+        const joined = tableSeries(facts.series_stats).map(
+          ({ labels }) => labels.joined as string | undefined,
+        );
         expect(new Set(joined).size).toBe(10);
         for (const value of joined) {
           expect(value !== undefined && isCutValue(value)).toBe(true);

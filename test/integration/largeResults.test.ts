@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rounded } from "../../src/results/numbers.js";
 import { estimateTokens } from "../../src/results/tokens.js";
 import { RESPONSE_LIMIT_BYTES } from "../../src/routes/ceiling.js";
-import type { CutValue, RangeSeries } from "../helpers/cutResults.js";
+import {
+  type CutValue,
+  type RangeSeries,
+  roundedSamples,
+  type Sample,
+  type SeriesTableValue,
+  vectorTableSamples,
+} from "../helpers/cutResults.js";
 import { type Handler, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
 import { queryPoints } from "../helpers/queryPoints.js";
 import {
@@ -102,21 +109,24 @@ describe.skipIf(!prometheusAvailable())(
 
     it("returns a small answer whole, unmarked: exactly as Prometheus does with exact, values rounded without", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
-      const upstream = (await prometheus.api("query", args)) as {
-        result: Array<{ value: [number, string] }>;
-      };
+      const upstream = (await prometheus.api("query", args)) as { resultType: string; result: Sample[] };
+      expect(upstream.result.length).toBeGreaterThan(1);
       const exact = (await callTool("ExecuteQuery", { ...args, exact: true })).result;
-      expect(exact.structuredContent).toEqual(upstream);
-      expect(exact.structuredContent.truncated).toBeUndefined();
+      const { series_stats: exactTable, ...exactRest } = exact.structuredContent;
+      expect(exactRest).toEqual(upstream);
+      // More than one series: the table of every sample follows, its values rounded.
+      expect(vectorTableSamples(exactTable as SeriesTableValue)).toEqual(roundedSamples(upstream.result));
       expect(exact.content).toHaveLength(1);
       const { result } = await callTool("ExecuteQuery", args);
-      expect(result.structuredContent).toEqual({
+      const { series_stats: table, ...rest } = result.structuredContent;
+      expect(rest).toEqual({
         ...upstream,
         result: upstream.result.map((sample) => ({
           ...sample,
           value: [sample.value[0], String(rounded(Number(sample.value[1])))],
         })),
       });
+      expect(table).toEqual(exactTable);
       expect(result.content).toHaveLength(1);
     });
 
@@ -155,7 +165,10 @@ describe.skipIf(!prometheusAvailable())(
     it("a limit above what exists changes nothing", async () => {
       const args = { query: MEMORY_METRIC, time: String(end) };
       const { result } = await callTool("ExecuteQuery", { ...args, limit: 50, exact: true });
-      expect(result.structuredContent).toEqual(await prometheus.api("query", args));
+      const upstream = (await prometheus.api("query", args)) as { resultType: string; result: Sample[] };
+      const { series_stats: table, ...rest } = result.structuredContent;
+      expect(rest).toEqual(upstream);
+      expect(vectorTableSamples(table as SeriesTableValue)).toEqual(roundedSamples(upstream.result));
     });
 
     it("keeps a batch of eight such calls within one Lambda response, each cut to its share", async () => {

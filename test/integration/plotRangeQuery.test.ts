@@ -1,6 +1,7 @@
 import { decode } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_HEIGHT, CHART_WIDTH } from "../../src/charts/render.js";
+import { type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
 import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import {
   DATASET,
@@ -11,6 +12,9 @@ import {
 } from "../support/prometheus.js";
 
 // PlotRangeQuery through the handler against a real Prometheus (the test dataset).
+
+const sortedEntries = (labels: Record<string, unknown>) =>
+  Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 interface Content {
   type: string;
@@ -59,7 +63,7 @@ describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheu
     expect(text.type).toBe("text");
     const facts = JSON.parse(text.text as string) as {
       chart: { series: number; lines: string[]; in_band: number; step: number; start: number; end: number };
-      series_stats: { columns: string[]; rows: unknown[][] };
+      series_stats: SeriesTableValue;
     };
     expect(result.structuredContent).toStrictEqual(facts);
     expect(facts.chart).toMatchObject({
@@ -70,25 +74,38 @@ describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheu
       end: DATASET.end,
     });
     expect(facts.chart.lines).toHaveLength(4);
-    expect(facts.series_stats.columns).toStrictEqual([
-      "labels",
-      "min",
-      "max",
-      "avg",
-      "last",
-      "samples",
-      "max_at",
-    ]);
-    expect(facts.series_stats.rows).toHaveLength(4);
+    // The lean table: a row per line (rows may collapse, a column equal in every row written once in `same`).
+    const upstream = await prometheus.api<{ result: Array<{ metric: Record<string, string> }> }>(
+      "query_range",
+      WHOLE_DATASET_RANGE,
+    );
+    const rows = tableSeries(facts.series_stats);
+    expect(rows).toHaveLength(4);
+    expect(new Set(rows.map(({ labels }) => JSON.stringify(sortedEntries(labels))))).toStrictEqual(
+      new Set(upstream.result.map(({ metric }) => JSON.stringify(sortedEntries(metric)))),
+    );
     // Each row's samples: the dataset's, one per 15 s over its hour.
-    for (const row of facts.series_stats.rows) expect(row[5]).toBe(DATASET.sampleCount);
+    for (const { cells } of rows) {
+      expect(Object.keys(cells).sort()).toStrictEqual([
+        "after",
+        "avg",
+        "before",
+        "changed_at",
+        "last",
+        "max",
+        "max_at",
+        "min",
+        "samples",
+      ]);
+      expect(cells.samples).toBe(DATASET.sampleCount);
+    }
   });
 
   it("`limit` bounds the series drawn, the first ones in `order`; the lines' statistics follow", async () => {
     const facts = async (args: Record<string, unknown>) =>
       (await plot({ ...WHOLE_DATASET_RANGE, ...args })).structuredContent as {
         chart: { series: number; lines: string[]; in_band: number; order: string };
-        series_stats: { rows: unknown[][] };
+        series_stats: SeriesTableValue;
       };
     const all = await facts({ order: "highest" });
     const two = await facts({ order: "highest", limit: 2 });
@@ -101,7 +118,7 @@ describe.skipIf(!prometheusAvailable())("PlotRangeQuery against a real Prometheu
       'test_requests_total{instance="b", job="api"}',
     ]);
     expect(two.chart.lines).toStrictEqual(['{instance="a"}', '{instance="b"}']);
-    expect(two.series_stats.rows).toHaveLength(2);
+    expect(tableSeries(two.series_stats)).toHaveLength(2);
     const bad = await plot({ ...WHOLE_DATASET_RANGE, limit: "0" });
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/limit/);

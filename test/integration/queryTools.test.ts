@@ -2,6 +2,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rounded } from "../../src/results/numbers.js";
 import { ExecuteQuery, ExecuteRangeQuery, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
+import {
+  type QueryData,
+  roundedSamples,
+  type Sample,
+  type SeriesTableValue,
+  vectorTableSamples,
+} from "../helpers/cutResults.js";
 import { queryPoints } from "../helpers/queryPoints.js";
 import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
@@ -72,19 +79,20 @@ describe.skipIf(!prometheusAvailable())(
           { query: "test_requests_total", time: String(end) },
           configured(),
         );
-        expect(result).toEqual({
-          resultType: "vector",
-          result: [
-            {
-              metric: { __name__: "test_requests_total", instance: "a", job: "api" },
-              value: [end, expectedValue("test_requests_total", "a", end)],
-            },
-            {
-              metric: { __name__: "test_requests_total", instance: "b", job: "api" },
-              value: [end, expectedValue("test_requests_total", "b", end)],
-            },
-          ],
-        });
+        const samples: Sample[] = [
+          {
+            metric: { __name__: "test_requests_total", instance: "a", job: "api" },
+            value: [end, expectedValue("test_requests_total", "a", end)],
+          },
+          {
+            metric: { __name__: "test_requests_total", instance: "b", job: "api" },
+            value: [end, expectedValue("test_requests_total", "b", end)],
+          },
+        ];
+        const { series_stats: table, ...rest } = result as QueryData & { series_stats: SeriesTableValue };
+        expect(rest).toEqual({ resultType: "vector", result: samples });
+        // Two series: their table follows, a row for each.
+        expect(vectorTableSamples(table)).toEqual(roundedSamples(samples));
         expect(expectedValue("test_requests_total", "a", end)).toBe("2400");
         expect(proxy.requests.map((r) => r.accepted)).toEqual([true]);
       });

@@ -40,24 +40,36 @@ describe("tool definitions", () => {
     [
       "ExecuteQuery",
       ExecuteQuery,
-      ["workspace_id", "query", "time", "region", "profile", "limit", "order"],
+      ["workspace_id", "query", "time", "region", "profile", "limit", "order", "exact", "summary"],
       ["query"],
     ],
     [
       "ExecuteRangeQuery",
       ExecuteRangeQuery,
-      ["workspace_id", "query", "start", "end", "step", "region", "profile", "limit", "order"],
+      [
+        "workspace_id",
+        "query",
+        "start",
+        "end",
+        "step",
+        "region",
+        "profile",
+        "limit",
+        "order",
+        "exact",
+        "summary",
+      ],
       ["query", "start", "end", "step"],
     ],
     ["ListMetrics", ListMetrics, ["workspace_id", "region", "profile", "limit", "match"], []],
     ["GetServerInfo", GetServerInfo, ["workspace_id", "region", "profile"], []],
     ["GetAvailableWorkspaces", GetAvailableWorkspaces, ["region", "profile"], []],
   ] as [string, Tool, string[], string[]][])(
-    "%s has the Python parameter names and required set (and our optional limit, order and match last)",
+    "%s has the Python parameter names and required set (and our optional limit, order, exact, summary and match last)",
     (name, tool, names, required) => {
       expect(tool.name).toBe(name);
       const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as {
-        properties: Record<string, { type?: string; anyOf?: { type: string }[] }>;
+        properties: Record<string, { type?: string | string[]; anyOf?: { type: string }[] }>;
         required?: string[];
       };
       expect(Object.keys(schema.properties)).toEqual(names);
@@ -68,6 +80,9 @@ describe("tool definitions", () => {
         // match: one selector or a list of them.
         else if (parameter === "match")
           expect(property?.anyOf?.map((option) => option.type)).toStrictEqual(["string", "array", "null"]);
+        // exact and summary: switches.
+        else if (parameter === "exact" || parameter === "summary")
+          expect(property?.type).toStrictEqual(["boolean", "null"]);
         else expect(property?.anyOf?.map((option) => option.type)).toEqual(["string", "null"]);
       }
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });

@@ -1,6 +1,7 @@
 import { fc } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEPT_END_CHARS, MAX_VALUE_CHARS } from "../../src/monitoredText.js";
+import type { Budget } from "../../src/results/fit.js";
 import {
   ExecuteQuery,
   ExecuteRangeQuery,
@@ -13,7 +14,7 @@ import {
   PlotRangeQuery,
 } from "../../tools/index.js";
 import type { Tool } from "../../tools/types.js";
-import { makeToolCall, toolResult } from "../helpers/toolCall.js";
+import { DEFAULT_BUDGET, makeToolCall, toolResult } from "../helpers/toolCall.js";
 import { type FaultServer, type FaultStep, startFaultServer, successBody } from "../support/faultServer.js";
 
 /**
@@ -116,6 +117,8 @@ interface Kind {
    * own bounding to test, and takes seconds; one series is drawn as its metric's name.
    */
   most?: { items: number; runs: number };
+  /** The result's budget (default DEFAULT_BUDGET): room for every item whole, so nothing is cut for size. */
+  budget?: Budget;
 }
 
 /** Names an item's labels have besides the generated one. */
@@ -125,6 +128,13 @@ const FIXED_NAMES = new Set(["__name__", "id", "a", "b", "alertname", "summary"]
 function nameOf(text: string): string {
   return FIXED_NAMES.has(text) ? `${text}~` : text;
 }
+
+/**
+ * The query tools' budget: their series_stats table repeats each series' differing labels beside its curve,
+ * so three items with a value of MAX_VALUE_CHARS three-byte characters (priced about 3 tokens each by the
+ * estimate) come to about 40,000 tokens, twice the default; the bounding of strings is what is tested here.
+ */
+const QUERY_BUDGET: Budget = { ...DEFAULT_BUDGET, tokens: 3 * DEFAULT_BUDGET.tokens };
 
 /** Label sets: two values, and a label named after the third string. */
 function labels({ id, strings: [a, b, c] }: Item): Record<string, string> {
@@ -154,12 +164,14 @@ const KINDS: Record<string, Kind> = {
         result: list.map((one) => ({ metric: labels(one), value: [T, "1"] })),
       }),
     shown: (list) => list.flatMap(labelStrings),
+    budget: QUERY_BUDGET,
   },
   ExecuteRangeQuery: {
     tool: ExecuteRangeQuery,
     args: range,
     body: matrix,
     shown: (list) => list.flatMap(labelStrings),
+    budget: QUERY_BUDGET,
   },
   PlotRangeQuery: {
     tool: PlotRangeQuery,
@@ -346,11 +358,10 @@ describe("text from monitored systems in every answer", () => {
     list: readonly Item[],
   ): Promise<Array<{ path: string; text: string }>> {
     script[0] = { status: 200, body: kind.body(list) };
-    const call = makeToolCall({
-      prometheusUrl: upstream.url,
-      prometheusAuth: "none",
-      alertmanagerUrl: upstream.url,
-    });
+    const call = makeToolCall(
+      { prometheusUrl: upstream.url, prometheusAuth: "none", alertmanagerUrl: upstream.url },
+      { budget: kind.budget ?? DEFAULT_BUDGET },
+    );
     const result = await toolResult(kind.tool, kind.args, call);
     const text = result.content.find((content) => content.type === "text");
     const answerText = text?.type === "text" ? text.text : "";

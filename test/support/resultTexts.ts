@@ -1,8 +1,10 @@
 /**
  * The texts this server emits, for calibrating and testing the token estimator (src/results/tokens.ts):
- * Prometheus query results (vectors and matrices, as Prometheus sends them and as the server returns them),
- * the `series_stats` table of a cut result, a cut result whole (`truncated` with its note, the table, the
- * kept series downsampled), metric name lists and plain English prose, as compact JSON and indented by 2.
+ * Prometheus query results (vectors and matrices, as Prometheus sends them and as the server returns them
+ * with `exact` or under PYTHON_COMPAT), the legacy `series_stats` table of a cut result and a legacy cut
+ * result whole (`truncated` with its note, the table, the kept series downsampled); the compact form's
+ * answers (a range answer's curves on its steps, the lean `series_stats` with RFC 3339 times and change
+ * columns, a cut compact answer); metric name lists and plain English prose, as compact JSON and indented by 2.
  *
  * Every generator draws from a {@link Source}: {@link seededSource} makes the deterministic corpus
  * ({@link resultCorpus}), {@link genSource} makes fast-check arbitraries ({@link resultTextArbitrary}) from
@@ -829,6 +831,116 @@ export function cutResult(src: Source, series: readonly Series[], family: Family
   };
 }
 
+/** A time as the server writes it (besides Prometheus's own pairs): RFC 3339 UTC, a fraction only when not whole. */
+export function rfc3339(unixSeconds: number): string {
+  return new Date(unixSeconds * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** The differing label names of `series`, in first-seen order: the lean table's label columns. */
+function labelColumns(own: readonly Labels[]): string[] {
+  const names: string[] = [];
+  for (const labels of own)
+    for (const name of Object.keys(labels)) if (!names.includes(name)) names.push(name);
+  return names;
+}
+
+/** The lean `series_stats` of the compact form: label columns, `same`, RFC 3339 times, change columns. */
+export function leanSeriesStats(src: Source, series: readonly Series[], instant: boolean) {
+  const { common, own } = splitLabels(series);
+  const columns = labelColumns(own);
+  const cells = (i: number) => columns.map((name) => own[i]?.[name] ?? null);
+  if (instant) {
+    const time = series[0]?.values.at(-1)?.[0] ?? 0;
+    return {
+      time: rfc3339(time),
+      common_labels: common,
+      columns: [...columns, "value"],
+      rows: series.map(({ values }, i) => [...cells(i), tableNumber(Number(values.at(-1)?.[1]))]),
+    };
+  }
+  const rows = series.map(({ values }, i) => {
+    const numbers = values.map(([, value]) => Number(value));
+    const finite = numbers.filter(Number.isFinite);
+    const min = finite.length ? Math.min(...finite) : Number.NaN;
+    const max = finite.length ? Math.max(...finite) : Number.NaN;
+    const avg = finite.length ? finite.reduce((sum, value) => sum + value, 0) / finite.length : Number.NaN;
+    const maxAt = values.find(([, value]) => Number(value) === max)?.[0] ?? values[0]?.[0] ?? 0;
+    // Some series changed (a step somewhere in the window), most did not.
+    const at = chance(src, 0.3) && values.length > 2 ? values[src.int(1, values.length - 1)] : undefined;
+    const change =
+      at === undefined ? [null, null, null] : [rfc3339(at[0]), tableNumber(min), tableNumber(max)];
+    return [
+      ...cells(i),
+      tableNumber(min),
+      tableNumber(max),
+      tableNumber(avg),
+      tableNumber(numbers.at(-1) ?? Number.NaN),
+      rfc3339(maxAt),
+      ...change,
+    ];
+  });
+  return {
+    common_labels: common,
+    columns: [...columns, "min", "max", "avg", "last", "max_at", "changed_at", "before", "after"],
+    same: { samples: series[0]?.values.length ?? 0 },
+    rows,
+  };
+}
+
+/** A compact curve: a value per step from the range's start (rounded), null for a gap, `[first, second]` for a bucket. */
+function compactValues(src: Source, values: readonly Point[], every: number): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < values.length; i += every) {
+    const bucket = values.slice(i, i + every).map(([, value]) => tableNumber(Number(value)));
+    const low = bucket.reduce((a, b) => (Number(b) < Number(a) ? b : a));
+    const high = bucket.reduce((a, b) => (Number(b) > Number(a) ? b : a));
+    if (chance(src, 0.03)) out.push(null);
+    else out.push(low === high ? low : [low, high]);
+  }
+  return out;
+}
+
+/** A range answer in the compact form: the range once, curves on its steps, the lean table (more than one series). */
+export function compactRangeResult(src: Source, series: readonly Series[], every = 1) {
+  const first = series[0]?.values ?? [];
+  const step = ((first[1]?.[0] ?? 60) - (first[0]?.[0] ?? 0)) * every;
+  return {
+    resultType: "matrix",
+    range: {
+      start: rfc3339(first[0]?.[0] ?? 0),
+      end: rfc3339(first.at(-1)?.[0] ?? 0),
+      step_seconds: step,
+    },
+    result: series.map(({ metric, values }) => ({ metric, values: compactValues(src, values, every) })),
+    ...(series.length > 1 ? { series_stats: leanSeriesStats(src, series, false) } : {}),
+  };
+}
+
+/** A cut answer in the compact form: `truncated`, the range, the most unusual curves downsampled, the lean table. */
+export function cutCompactResult(src: Source, series: readonly Series[], family: Family) {
+  const points = series.reduce((sum, { values }) => sum + values.length, 0);
+  const bytes = JSON.stringify(series).length + 40;
+  const kept = series.slice(0, Math.min(series.length, src.int(3, 12)));
+  const every = Math.max(1, Math.ceil((series[0]?.values.length ?? 1) / src.int(10, 40)));
+  const { result, range } = compactRangeResult(src, kept, every);
+  const step = range.step_seconds / every;
+  return {
+    truncated: {
+      note: truncationNote(src, series.length, points, bytes, family),
+      cut_by: "size",
+      total: { series: series.length, points, bytes },
+      returned: { series: kept.length, points: Math.ceil(points / every), rows: series.length },
+      order: "unusual",
+      downsampled: { asked_step_seconds: step, returned_step_seconds: step * every, method: "min_max" },
+      significant_digits: 5,
+    },
+    resultType: "matrix",
+    range,
+    result,
+    series_stats: leanSeriesStats(src, series, false),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Metric names
 
@@ -1038,6 +1150,10 @@ export const TEXT_KINDS = [
   "stats-range",
   "stats-instant",
   "cut",
+  "compact-matrix",
+  "stats-lean-range",
+  "stats-lean-instant",
+  "cut-compact",
   "metrics",
   "prose",
 ] as const;
@@ -1080,6 +1196,16 @@ export function resultText(
       const series = makeSeries(src, size.series, instant ? 1 : size.points, family);
       return text(cutResult(src, series, family, instant));
     }
+    case "compact-matrix":
+      return text(compactRangeResult(src, makeSeries(src, size.series, size.points, family)));
+    case "stats-lean-range":
+      return text({
+        series_stats: leanSeriesStats(src, makeSeries(src, size.series, size.points, family), false),
+      });
+    case "stats-lean-instant":
+      return text({ series_stats: leanSeriesStats(src, makeSeries(src, size.series, 1, family), true) });
+    case "cut-compact":
+      return text(cutCompactResult(src, makeSeries(src, size.series, size.points, family), family));
     case "metrics":
       return text(metricList(src, size.series * 4));
     case "prose":

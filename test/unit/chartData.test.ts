@@ -15,6 +15,9 @@ import { CHART_HEIGHT, CHART_WIDTH, renderPng } from "../../src/charts/render.js
 import { Measure } from "../../src/results/fit.js";
 import { leanTable } from "../../src/results/leanTable.js";
 import { SeriesStats } from "../../src/results/stats.js";
+import { estimateTokens } from "../../src/results/tokens.js";
+import { type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
+import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
 
 // What PlotRangeQuery keeps of an answer (src/charts/chartData.ts): per series its statistics, exactly,
 // and per pixel column its lowest and highest sample, whatever the number of points sent.
@@ -95,7 +98,7 @@ describe("a chart's answer, reduced while read", () => {
     );
     const model = chartModel(series, { title: "stats", order: "highest" });
     const asked = { query: "q", start: START, end: START + 10_999 * STEP, step: STEP, order: "highest" };
-    const facts = chartFacts(model, series.length, asked, 1) as {
+    const facts = chartFacts(model, series.length, asked, 1, DEFAULT_BUDGET) as {
       chart: { infinities_marked: number };
       series_stats: { rows: unknown[][] };
     };
@@ -111,6 +114,36 @@ describe("a chart's answer, reduced while read", () => {
     expect(facts.series_stats.rows).toStrictEqual(rows.first(rows.count));
     // Every infinite sample of the lines is counted, though marks of one column are one mark.
     expect(facts.chart.infinities_marked).toBe(10);
+  });
+
+  it("keeps its text within the budget: every line's row, the band's as far as they fit, rows_missing the rest", () => {
+    // 2,000 series, long labels: the band's rows alone would cost far more than the budget.
+    const series = walks(2_000, 20).map((one, index) => ({
+      ...one,
+      metric: { ...one.metric, image: `registry.example.com/team/worker:${"v".repeat(60)}${index}` },
+    }));
+    const model = chartModel(series, { title: "many", order: "highest" });
+    const asked = { query: "q", start: START, end: START + 19 * STEP, step: STEP, order: "highest" };
+    const budget = { tokens: 5_000, bytes: 1_000_000 };
+    const facts = chartFacts(model, series.length, asked, 1, budget) as {
+      chart: { rows_missing?: number };
+      series_stats: SeriesTableValue;
+    };
+    expect(estimateTokens(JSON.stringify(facts))).toBeLessThanOrEqual(budget.tokens);
+    const inTable = tableSeries(facts.series_stats);
+    // The lines first, each with its row; the series left out are counted.
+    expect(inTable.slice(0, model.drawn.length).map(({ labels }) => labels.pod)).toStrictEqual(
+      model.drawn.map(({ metric }) => (metric as Record<string, string>).pod),
+    );
+    expect(inTable.length).toBeGreaterThan(model.drawn.length);
+    expect(facts.chart.rows_missing).toBe(series.length - inTable.length);
+    // Room enough: every series has its row, and nothing is said missing.
+    const roomy = chartFacts(model, series.length, asked, 1, { tokens: 10_000_000, bytes: 100_000_000 }) as {
+      chart: { rows_missing?: number };
+      series_stats: SeriesTableValue;
+    };
+    expect(tableSeries(roomy.series_stats)).toHaveLength(series.length);
+    expect(roomy.chart).not.toHaveProperty("rows_missing");
   });
 
   it("holds a bounded number of columns whatever the series: beyond MAX_CELLS, every series' columns merge", () => {
@@ -195,6 +228,7 @@ describe("what a chart draws of text from the monitored system is bounded", () =
       3,
       { query: "q", start: START, end: START, step: 1, order: "unusual" },
       1,
+      DEFAULT_BUDGET,
     ) as {
       series_stats: { columns: string[]; rows: Array<Array<string | string[]>> };
     };

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { chartFacts } from "../../src/charts/chartAnswer.js";
 import { chartModel, MAX_LABELLED_LINES, type MatrixSeries } from "../../src/charts/chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH, renderPng } from "../../src/charts/render.js";
+import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
 
 const START = 1_700_000_000;
 
@@ -116,9 +117,15 @@ describe("chartModel", () => {
     expect(model.thresholds[1]).toStrictEqual({ value: 0.5 });
     expect(model.thresholds[2]?.label).toHaveLength(40);
     const asked = { query: "q", start: START, end: START + 240, step: 60, order: "unusual" };
-    const facts = chartFacts(model, 2, asked, 1) as { chart: { thresholds?: unknown } };
+    const facts = chartFacts(model, 2, asked, 1, DEFAULT_BUDGET) as { chart: { thresholds?: unknown } };
     expect(facts.chart.thresholds).toStrictEqual(model.thresholds);
-    const none = chartFacts(chartModel(matrix(2, 5), { title: "t", order: "unusual" }), 2, asked, 1);
+    const none = chartFacts(
+      chartModel(matrix(2, 5), { title: "t", order: "unusual" }),
+      2,
+      asked,
+      1,
+      DEFAULT_BUDGET,
+    );
     expect(none.chart).not.toHaveProperty("thresholds");
   });
 });

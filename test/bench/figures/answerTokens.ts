@@ -95,13 +95,21 @@ interface Measured {
   points: number[];
 }
 
+/** Series a table's rows stand for: a collapsed row (an array in its label cell) one per value listed. */
+function seriesInTable(rows: readonly unknown[]): number {
+  return rows.reduce<number>((count, row) => {
+    const collapsed = Array.isArray(row) ? row.find((cell) => Array.isArray(cell)) : undefined;
+    return count + (Array.isArray(collapsed) ? collapsed.length : 1);
+  }, 0);
+}
+
 function measured(answer: Answer, tokenize: boolean): Measured {
   const result = answer.value.result ?? [];
   const tokens = tokenize ? realTokens(answer.text) : {};
   return {
     bytes: Buffer.byteLength(answer.text),
     ...tokens,
-    inView: answer.value.series_stats?.rows.length ?? result.length,
+    inView: answer.value.series_stats ? seriesInTable(answer.value.series_stats.rows) : result.length,
     curves: result.length,
     // A compact answer (its `range` header) writes a curve's points as entries, a bucket's two extremes as a pair.
     points: result.map((series) =>

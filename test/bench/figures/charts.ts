@@ -5,6 +5,7 @@
 import { chartFacts } from "../../../src/charts/chartAnswer.js";
 import { chartModel, type MatrixSeries } from "../../../src/charts/chartModel.js";
 import { renderPng } from "../../../src/charts/render.js";
+import { DEFAULT_BUDGET } from "../../helpers/toolCall.js";
 import { realTokens } from "../../support/tokenizers.js";
 import type { BenchContext } from "../context.js";
 import { stats } from "../measure.js";
@@ -46,7 +47,13 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       order: "unusual",
     };
     const text = JSON.stringify(
-      chartFacts(chartModel(data, { title: "CPU per pod", order: "unusual" }), data.length, asked, bytes),
+      chartFacts(
+        chartModel(data, { title: "CPU per pod", order: "unusual" }),
+        data.length,
+        asked,
+        bytes,
+        DEFAULT_BUDGET,
+      ),
     );
     const tokens = realTokens(text);
     figures.push({
@@ -58,13 +65,15 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       met: (count < 200 || time.p50 <= 300) && bytes <= 150_000,
       note: `PNG ${bytes} bytes, 1000 × 500`,
     });
+    // Issue 38: the table has the band's rows too (every series' statistics), as far as the budget allows.
+    const most = count <= 10 ? 1_000 : DEFAULT_BUDGET.tokens;
     figures.push({
       id: `chart-text-tokens-${count}`,
-      title: `PlotRangeQuery's text beside the chart of ${count} series (what is drawn, series_stats of the lines)`,
+      title: `PlotRangeQuery's text beside the chart of ${count} series (what is drawn, series_stats of the lines and the band)`,
       unit: "tokens",
       ours: Math.max(tokens.claude, tokens.o200k),
-      target: "≤ 1,000 by both tokenizers: the words stay small beside the picture",
-      met: Math.max(tokens.claude, tokens.o200k) <= 1_000,
+      target: `≤ 1,000 by both tokenizers for the lines alone (≤ 10 series: the words stay small beside the picture); with a band, its rows within the call's budget (${DEFAULT_BUDGET.tokens.toLocaleString("en-US")})`,
+      met: Math.max(tokens.claude, tokens.o200k) <= most,
       note: `${Buffer.byteLength(text)} bytes; Claude ${tokens.claude}, o200k ${tokens.o200k}`,
     });
   }
