@@ -476,10 +476,18 @@ function bestFit(buckets: Buckets, sigma: number, spikes: boolean): Fit | undefi
   const offer = (fit: Fit | undefined) => {
     if (fit !== undefined && (best === undefined || fit.cost < best.cost)) best = fit;
   };
+  // Each position's squared error first, the fit (an object) only for each kind's best: the same
+  // choice as fitting every position (the first of equal errors wins), without an allocation each.
+  let step = { from: -1, sse: Number.POSITIVE_INFINITY };
+  let ramp = { from: -1, sse: Number.POSITIVE_INFINITY };
   for (let from = minimum; from <= n - minimum; from++) {
-    offer(stepFit(sums, buckets, from, charge));
-    offer(rampFit(sums, buckets, from, charge));
+    const stepSse = termError(sums.totals, segmentTerm(sums, from, n));
+    if (stepSse < step.sse) step = { from, sse: stepSse };
+    const rampSse = termError(sums.totals, rampTerm(sums, buckets, from));
+    if (rampSse < ramp.sse) ramp = { from, sse: rampSse };
   }
+  if (step.from >= 0) offer(stepFit(sums, buckets, step.from, charge));
+  if (ramp.from >= 0) offer(rampFit(sums, buckets, ramp.from, charge));
   // A spike of d moves the residuals from the line by about d: the O(n²) search only when they move enough.
   if (spikes && sums.high - sums.low >= SPIKE_SEARCH * MIN_SCORE * sigma)
     offer(spikeFit(sums, buckets, minimum, 2 * charge));
@@ -576,7 +584,28 @@ interface Term {
  * The least-squares fit of r ≈ a + b·x + d·z, in O(1) from the sums: d from z without its own line
  * (z̃ = z − its fit on 1 and x), then a and b. Undefined when z is (nearly) a line itself.
  */
-function withTerm({ inverse, r: sr, xr: sxr, rr }: Totals, term: Term) {
+function withTerm(totals: Totals, term: Term) {
+  const solved = solveTerm(totals, term);
+  if (solved === undefined) return undefined;
+  const { level, slope, change, spread } = solved;
+  return { level, slope, change, sse: errorOf(totals, term, solved), spread };
+}
+
+/** withTerm's squared error alone (NaN when z is nearly a line): what a search compares. */
+function termError(totals: Totals, term: Term): number {
+  const solved = solveTerm(totals, term);
+  return solved === undefined ? Number.NaN : errorOf(totals, term, solved);
+}
+
+function errorOf(
+  { r: sr, xr: sxr, rr }: Totals,
+  term: Term,
+  fit: { level: number; slope: number; change: number },
+) {
+  return Math.max(0, rr - fit.level * sr - fit.slope * sxr - fit.change * term.rz);
+}
+
+function solveTerm({ inverse, r: sr, xr: sxr }: Totals, term: Term) {
   const [p, q, s] = inverse;
   // G⁻¹·[Σz, Σxz] and G⁻¹·[Σr, Σxr] (the latter ≈ 0: r is already off its line).
   const gz0 = p * term.z + q * term.xz;
@@ -586,10 +615,7 @@ function withTerm({ inverse, r: sr, xr: sxr, rr }: Totals, term: Term) {
   const spread = term.zz - term.z * gz0 - term.xz * gz1;
   if (!(spread > 1e-9 * term.zz)) return undefined;
   const change = (term.rz - term.z * base0 - term.xz * base1) / spread;
-  const level = base0 - change * gz0;
-  const slope = base1 - change * gz1;
-  const sse = Math.max(0, rr - level * sr - slope * sxr - change * term.rz);
-  return { level, slope, change, sse, spread };
+  return { level: base0 - change * gz0, slope: base1 - change * gz1, change, spread };
 }
 
 /** The indicator of buckets [from, to) as a term. */
@@ -609,20 +635,31 @@ function stepFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): F
 }
 
 /** A line, then a line of another slope joined to it at the hinge: z = max(0, x − hinge). */
-function rampFit(sums: Sums, { x, n }: Buckets, from: number, charge: number): Fit | undefined {
+function rampFit(sums: Sums, buckets: Buckets, from: number, charge: number): Fit | undefined {
+  const fit = withTerm(sums.totals, rampTerm(sums, buckets, from));
+  if (fit === undefined) return undefined;
+  return {
+    kind: "ramp",
+    cost: fit.sse + charge,
+    from,
+    to: buckets.n,
+    hinge: hingeAt(buckets.x, from),
+    ...fit,
+  };
+}
+
+/** The ramp's regressor z = max(0, x − hinge), the hinge before bucket `from`, as a term. */
+function rampTerm(sums: Sums, { x, n }: Buckets, from: number): Term {
   const hinge = hingeAt(x, from);
   const count = n - from;
   const sx = between(sums.x, from, n);
   const sxx = between(sums.xx, from, n);
-  const term: Term = {
+  return {
     z: sx - hinge * count,
     xz: sxx - hinge * sx,
     zz: sxx - 2 * hinge * sx + hinge * hinge * count,
     rz: between(sums.xr, from, n) - hinge * between(sums.r, from, n),
   };
-  const fit = withTerm(sums.totals, term);
-  if (fit === undefined) return undefined;
-  return { kind: "ramp", cost: fit.sse + charge, from, to: n, hinge, ...fit };
 }
 
 /** The best line with a raised or lowered segment [from, to), both ends at least `minimum` from the edges. */
