@@ -196,7 +196,8 @@ function changeFrom({ fit: found, buckets, sigma }: Detected, samples: Samples, 
   const scale = Math.max(sigma, residual, 1e-12 * Math.max(Math.abs(before), Math.abs(after)));
   const minimum = (samples.cycle === undefined ? MIN_SCORE : MIN_CYCLE_SCORE) * scale;
   // Large and well attested: a slope change a few buckets from an edge extrapolates a guessed slope.
-  if (!(size >= minimum) || Math.abs(fit.change) * Math.sqrt(fit.spread) < MIN_EVIDENCE * scale)
+  // A series that does not move at all (all zeros: no noise, no residual) has no change of size 0.
+  if (!(size > 0 && size >= minimum) || Math.abs(fit.change) * Math.sqrt(fit.spread) < MIN_EVIDENCE * scale)
     return undefined;
   if (fit.kind === "ramp" && !straightEnough(buckets, fit)) return undefined;
   const score = size / scale;
