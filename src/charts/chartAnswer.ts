@@ -5,7 +5,6 @@ import type { QueryRange } from "../results/curves.js";
 import { type Budget, less, Measure } from "../results/fit.js";
 import type { Labels } from "../results/labelSets.js";
 import { leanTable } from "../results/leanTable.js";
-import { rfc3339 } from "../results/numbers.js";
 import type { QueryResult, QueryResultCollector } from "../results/queryResult.js";
 import { asSeries } from "../results/series.js";
 import { ChartData } from "./chartData.js";
@@ -88,9 +87,9 @@ export function chartFacts(
   const { heading, rows } = leanTable(items, measure);
   const chart = {
     query: asked.query,
-    start: rfc3339(asked.start),
-    end: rfc3339(asked.end),
-    step_seconds: asked.step,
+    start: asked.start,
+    end: asked.end,
+    step: asked.step,
     order: asked.order,
     series,
     lines: model.lines.map((line) => line.label),
