@@ -21,22 +21,10 @@ export function parseSample(text: unknown): number {
   return text === "" ? Number.NaN : Number(text);
 }
 
-/**
- * Values this large may be Unix times, from 2001 to 2286 (`process_start_time_seconds`, `time()`,
- * `*_last_success_timestamp_seconds`): SIGNIFICANT_DIGITS would move such a time by hours, so they are
- * written to the whole second instead (a byte count this size costs a digit or two more).
- */
-const TIME_LIKE = { from: 1e9, to: 1e10 };
-
-/**
- * `x` to SIGNIFICANT_DIGITS significant digits, or to the whole number where it may be a Unix time
- * (TIME_LIKE); non-finite values as they are; -0 is 0, as JSON writes it.
- */
+/** `x` to SIGNIFICANT_DIGITS significant digits (non-finite values as they are; -0 is 0, as JSON writes it). */
 export function rounded(x: number): number {
-  if (x === 0 || !Number.isFinite(x)) return x === 0 ? 0 : x;
-  const size = Math.abs(x);
-  if (size >= TIME_LIKE.from && size < TIME_LIKE.to) return Math.round(x);
-  return Number(x.toPrecision(SIGNIFICANT_DIGITS));
+  if (x === 0) return 0;
+  return Number.isFinite(x) ? Number(x.toPrecision(SIGNIFICANT_DIGITS)) : x;
 }
 
 /** A statistic in a JSON table: a rounded number, or `"NaN"`, `"+Inf"`, `"-Inf"` as Prometheus spells them. */
