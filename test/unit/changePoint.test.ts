@@ -104,8 +104,18 @@ describe("findChange", () => {
     // All zeros: no noise and no residual to measure a change against (it reported one of score NaN,
     // which ranked the series last under `unusual`).
     const hours = { start: START, end: START + 6 * 3600, step: 60 };
-    expect(findChange(series(hours, () => 0, 0), hours)).toBeUndefined();
-    expect(findChange(series(day, () => 0, 0), day)).toBeUndefined();
+    expect(
+      findChange(
+        series(hours, () => 0, 0),
+        hours,
+      ),
+    ).toBeUndefined();
+    expect(
+      findChange(
+        series(day, () => 0, 0),
+        day,
+      ),
+    ).toBeUndefined();
     const short = { start: START, end: START + 10 * 60, step: 60 };
     expect(
       findChange(
