@@ -1,7 +1,7 @@
 import { isPlainObject, parseJsonBytes } from "../json.js";
 import type { Progress } from "../progress.js";
 import { formatSize } from "../text.js";
-import { compactElement, withRangeHeader } from "./compactCurve.js";
+import { compactElement, rangeHeader, withRangeHeader } from "./compactCurve.js";
 import { describeCut } from "./cut.js";
 import { type Described, Description, type Descriptions } from "./description.js";
 import {
@@ -19,7 +19,6 @@ import {
   Measure,
   type Truncation,
 } from "./fit.js";
-import { rfc3339 } from "./numbers.js";
 import type { QueryAsked } from "./queryAsked.js";
 import { ranked } from "./ranking.js";
 import { pointsIn } from "./series.js";
@@ -287,9 +286,7 @@ export class QueryResult implements Fittable {
     const range = this.asked.range;
     const head = {
       resultType: this.data.resultType,
-      ...(range === undefined
-        ? {}
-        : { range: { start: rfc3339(range.start), end: rfc3339(range.end), step_seconds: range.step } }),
+      ...(range === undefined ? {} : { range: rangeHeader(range) }),
     };
     const total = this.description.result(this.data.resultType === "vector" ? "sample" : "series");
     const series = total.items.length + total.dropped;
