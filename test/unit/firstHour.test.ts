@@ -214,10 +214,11 @@ describe("local defaults", () => {
 });
 
 describe("tool error kinds", () => {
-  it("every kind a request's log line can carry is in the README's list of outcomes", async () => {
+  it("every kind a request's log line can carry is in docs/configuration.md's list of outcomes", async () => {
     const { readFile } = await import("node:fs/promises");
-    const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
-    const outcomes = readme.slice(readme.indexOf("`outcome` is `ok`"));
+    const doc = await readFile(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+    expect(doc).toContain("`outcome` is `ok`");
+    const outcomes = doc.slice(doc.indexOf("`outcome` is `ok`"));
     const listed = outcomes.slice(0, outcomes.indexOf("\n"));
     for (const kind of [...TOOL_ERROR_KINDS, "fault"]) expect(listed).toContain(`\`${kind}\``);
   });
