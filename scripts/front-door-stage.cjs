@@ -7,7 +7,7 @@
 //   cfn-lint could see them): every method throttled as above, X-Ray tracing with the `tracing`
 //   parameter, and one JSON access-log line per request in /aws/api-gateway/<service>-<stage>, kept as
 //   long as the function's logs. API Gateway writes REST access logs with the account's CloudWatch
-//   role (API Gateway settings, once per account and region): README, "Troubleshooting".
+//   role (API Gateway settings, once per account and region): docs/troubleshooting.md.
 //
 // It edits the compiled template after the resources of serverless.yml are merged in, before it is saved.
 

@@ -7,7 +7,7 @@
 // - An SSM parameter is `ssm:/path` (in the stack's region and account) or `ssm:` and its ARN.
 // - Both are decrypted with the key that encrypts them. With the AWS managed keys (aws/secretsmanager,
 //   aws/ssm) the key policy lets the role use it through the service; a customer managed key needs
-//   kms:Decrypt in its own key policy (README "Any Prometheus").
+//   kms:Decrypt in its own key policy (docs/configuration.md, "Any Prometheus").
 //
 // Packaging and deploying refuse a value that is neither (the credentials themselves): the template, and
 // so CloudFormation and the function's configuration, would hold them. `invoke local` and `npm start`

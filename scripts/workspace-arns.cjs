@@ -7,7 +7,7 @@
 //   is the one the entry carries: the URL's host (aps-workspaces[-fips].<region>.amazonaws.com[.cn]) for
 //   prometheusUrl and allowedWorkspaces URLs, the ARN's for allowedWorkspaces ARNs; the stack's for a
 //   bare id. Partition and account are the stack's: the AMP API reaches the caller's own account only.
-// - neither: workspace/* — any workspace of the account in the deployed regions (README, Configuration).
+// - neither: workspace/* — any workspace of the account in the deployed regions (docs/configuration.md).
 // - The deployed regions: the stack's, the `regions` parameter's, then the regions of the workspaces
 //   above, so a workspace named in another region is reachable without listing its region again. They
 //   are the ListWorkspaces aws:RequestedRegion condition, DescribeWorkspace's workspace/* ARNs and the

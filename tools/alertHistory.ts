@@ -118,7 +118,7 @@ export interface CurrentAlert {
 
 /** When an alert's current episode began, and why it differs from `activeAt` where it does. */
 export interface AlertOnset {
-  /** RFC 3339: the onset (see README, "The onset rule"); `activeAt` as written when they agree. */
+  /** RFC 3339: the onset (see docs/tools.md, "The onset rule"); `activeAt` as written when they agree. */
   onset: string;
   onset_note?: string;
 }

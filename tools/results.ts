@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { ToolError } from "./types.js";
 
-/** Present only when the result was cut; its fields are in the README ("Large results"). */
+/** Present only when the result was cut; its fields are in docs/large-results.md. */
 export const truncation = z
   .looseObject({})
   .optional()

@@ -31,7 +31,7 @@ const VIEW_URI = "ui://prometheus-mcp-lambda/range-chart";
 const VIEW_MIME = "text/html;profile=mcp-app";
 const UI_EXTENSION = "io.modelcontextprotocol/ui";
 const REPOSITORY = fileURLToPath(new URL("../..", import.meta.url));
-/** Where CI keeps what the browser saw (the README's screenshot is one of them). */
+/** Where CI keeps what the browser saw (docs/tools.md's screenshot is one of them). */
 const ARTIFACTS = `${REPOSITORY}.tmp/artifacts`;
 
 async function legacyClient(url: string): Promise<Client> {

@@ -16,7 +16,7 @@ import {
   startPrometheus,
 } from "../support/prometheus.js";
 
-// `npm start` restarted under a connected client (README, "Sessions"): the local default is the file
+// `npm start` restarted under a connected client (docs/protocol.md, "Sessions"): the local default is the file
 // store (no SESSION_STORE here, only SESSION_DIR), so the SDK v1 client, which never starts a new session
 // by itself, keeps its Mcp-Session-Id and its next call is served by the new process, with the same answer.
 // The memory store, the control, loses the session: the same client then gets 404 "Session not found".

@@ -937,7 +937,7 @@ function checkEraLogged(entry: Json, http: boolean, traffic: Traffic, refusedEar
 }
 
 /**
- * `initialize` params a session cannot keep are answered 400 `-32602` (README, Sessions: a choice of
+ * `initialize` params a session cannot keep are answered 400 `-32602` (docs/protocol.md, "Sessions": a choice of
  * the sessions layer; the contract's case table would give any -32602 a 200).
  */
 function isUnstorableInitialize(reply: unknown): boolean {

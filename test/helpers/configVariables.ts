@@ -1,7 +1,7 @@
 import { SETTING_NAMES } from "../../src/config.js";
 
 /**
- * The application's settings (README configuration table): tests clear them so the caller's shell
+ * The application's settings (docs/configuration.md): tests clear them so the caller's shell
  * cannot leak in. Every variable the server reads but the ports of `npm start` and AWS_REGION, which
  * every test environment has.
  */

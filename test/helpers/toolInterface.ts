@@ -1,7 +1,7 @@
 /**
  * The tools' interface clients depend on: names, parameters, required sets, in tools/list order. The
  * Python Lambda's five come first; our additions to them, the optional `limit`, `order`, `exact`, `summary` and `match`
- * (README, "Large results"), come last in each.
+ * (docs/large-results.md), come last in each.
  */
 export const TOOL_INTERFACE: Record<string, { required: string[]; properties: string[] }> = {
   ExecuteQuery: {

@@ -10,7 +10,7 @@ import {
   startPrometheus,
 } from "../support/prometheus.js";
 
-// The first hour with a plain Prometheus (README, "Quick start"): the tools as they are listed and
+// The first hour with a plain Prometheus (README, "Run it, test it"): the tools as they are listed and
 // called when PROMETHEUS_URL is not AMP's and PROMETHEUS_AUTH=none, against a real Prometheus.
 
 const AMP_URL = "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-12345678-abcd/";

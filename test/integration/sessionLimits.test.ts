@@ -234,7 +234,7 @@ describe("through the handler", () => {
         expect(result.statusCode).toBe(200);
         ids.push(header(result, "Mcp-Session-Id") as string);
       }
-      // The bound the README documents (FILE_STORE_LIMITS).
+      // The bound docs/protocol.md documents (FILE_STORE_LIMITS).
       const maxBytes = 8 * 1024 * 1024;
       const files = (await readdir(directory)).filter((name) => name.endsWith(".json"));
       const sizes = await Promise.all(files.map(async (name) => (await stat(join(directory, name))).size));
