@@ -14,7 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type * as z from "zod";
+import * as z from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import { forBackends, forPlainPrometheus, instructionsFor, servesViews, toolsNamed } from "../tools/index.js";
 import { Picture, type Tool, type ToolCall, type ToolSettings } from "../tools/types.js";
@@ -36,6 +36,7 @@ import { Secret } from "./prometheus/secrets.js";
 import { createUpstream, type Upstream } from "./prometheus/upstream.js";
 import { cut } from "./protocol/echo.js";
 import { isLoggedAt, META_KEYS } from "./protocol/envelope.js";
+import { checking } from "./protocol/inboundChecks.js";
 import { constantResult } from "./protocol/jsonrpc.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
 import { inlineSizeMeta, resultBytesCap } from "./results/inlineSize.js";
@@ -191,12 +192,13 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
     const guarded = guardFor(options, forwarded);
     // Declared here rather than in the options, where McpServer would install handlers of its own.
     mcp.server.registerCapabilities(TOOLS_CAPABILITY);
+    const checked = forwarded.paramsChecked ? routedBy : <S>(schema: S) => schema;
     mcp.server.setRequestHandler(
-      ListToolsRequestSchema,
+      checked(ListToolsRequestSchema),
       guarded("tools/list", () => listTools()),
     );
     mcp.server.setRequestHandler(
-      CallToolRequestSchema,
+      checked(CallToolRequestSchema),
       guarded("tools/call", (request: z.output<typeof CallToolRequestSchema>, extra) =>
         answerToolCall(request, extra, toolsByName, forwarded, options),
       ),
@@ -204,6 +206,17 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
     if (options.views) serveViews(mcp, guarded);
     return mcp;
   };
+}
+
+/**
+ * The schema a handler is registered with when its requests' params were checked before they were
+ * forwarded (src/bridge/params.ts, whose -32602 names what is wrong): the method alone, which the SDK
+ * routes on. The SDK parses every request with the schema its handler was registered with; given the
+ * method's full schema, it would check the same params a second time (bench case warm-tools-call).
+ * Its output type stays the full schema's, which the params were checked against.
+ */
+function routedBy<S extends { shape: { method: z.ZodLiteral<string> } }>(schema: S): S {
+  return z.looseObject({ method: schema.shape.method }) as unknown as S;
 }
 
 /**
@@ -393,6 +406,7 @@ async function callTool(
   options: ServerOptions,
   failure: Failure,
 ): Promise<Partial<Rendered> & { result: CallToolResult }> {
+  checking("arguments");
   const parsed = tool.inputSchema.safeParse(numbersAsStrings(args ?? {}));
   if (!parsed.success) {
     failure.kind = "invalid_arguments";

@@ -29,6 +29,11 @@ export interface ForwardedRequests {
   fault(requestId: RequestId): void;
   /** Tells that the reply to the request forwarded under this id will take at most `bytes` bytes, id aside. */
   boundReply(requestId: RequestId, bytes: number): void;
+  /**
+   * Set when every request reaches the server with its params already checked against its method's
+   * schema (src/bridge/params.ts): the server then has the SDK route on the method alone.
+   */
+  readonly paramsChecked?: true;
 }
 
 /** Builds the MCP server a bridge forwards to; the server reads each request's context through `forwarded`. */
@@ -70,6 +75,8 @@ export const REQUEST_CANCELLED = -32800;
  * not made at all for a request that does no I/O: bench case warm-tools-call.)
  */
 export class Bridge implements ForwardedRequests {
+  /** Every request is checked by `invalidParams` before it is forwarded. */
+  readonly paramsChecked = true;
   private nextPrivateId = 1;
   private readonly pending = new Map<number, Pending>();
   /** Private ids waiting for a place, oldest first. */

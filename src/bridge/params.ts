@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeIssues } from "../errors.js";
 import { hasEverydayParams } from "../protocol/everyday.js";
+import { checking } from "../protocol/inboundChecks.js";
 import {
   ErrorCode,
   errorReply,
@@ -31,7 +32,10 @@ const REQUEST_SCHEMAS = new Map(
 
 /** `-32602` for a request whose params its method's schema refuses; undefined when they are fine. */
 export function invalidParams(request: JSONRPCRequest): JSONRPCErrorResponse | undefined {
-  if (hasEverydayParams(request.method, request.params)) return undefined;
+  if (hasEverydayParams(request.method, request.params)) {
+    checking("params");
+    return undefined;
+  }
   const schema = REQUEST_SCHEMAS.get(request.method);
   if (!schema) return undefined;
   const parsed = schema.safeParse(request);

@@ -2,8 +2,9 @@ import { RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
 
 /*
  * The shapes nearly every message has, recognised by hand. The SDK's zod schemas are far slower a
- * check and run twice per request here (once to classify the message, once for its params), a
- * visible share of a warm tools/call (bench case warm-tools-call). A check here only ever says "surely
+ * check, and the SDK already runs them once on every request it receives (its transport recognition,
+ * and for tools/call its Server's params check): ours, to classify the message and to check its
+ * params, were a visible share of a warm tools/call (bench case warm-tools-call). A check here only ever says "surely
  * valid": anything else (any key it does not know, a progress token, a task) is still judged by the
  * SDK's schema. test/property/everyday.test.ts checks that everything accepted here, the schema accepts.
  */

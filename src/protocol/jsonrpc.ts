@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainObject } from "../json.js";
 import { isEverydayMessage } from "./everyday.js";
+import { checking } from "./inboundChecks.js";
 
 export type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId };
 export type JSONRPCReply = JSONRPCResultResponse | JSONRPCErrorResponse;
@@ -96,6 +97,7 @@ function describeId(id: unknown): string {
  * schemas reject, so every message it would drop must be answered here.
  */
 export function classify(value: unknown): Classified {
+  checking("message");
   if (!isPlainObject(value)) {
     return invalid(null, "Invalid Request: a JSON-RPC message must be an object");
   }
