@@ -15,6 +15,8 @@ export interface ChildContext {
 export interface BenchContext {
   /** Few iterations: CI runs this only to prove the benchmarks work. */
   quick: boolean;
+  /** A second Node binary for the figures that run on two (`--node=<path>`; sdkFloor fetches Node 24 without it). */
+  node?: string;
   /** Repository root. */
   root: string;
   /** The Lambda handler, configured with PROMETHEUS_URL = `prometheusUrl`, PROMETHEUS_AUTH=sigv4, AMP_ENDPOINT = `amp.url`, LOG_LEVEL=SILENT, METRICS=off, memory sessions (figure 1 also runs a child at the production defaults). */

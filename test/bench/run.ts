@@ -11,6 +11,7 @@ import { type Figure, markdownTable, value } from "./report.js";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+const node = process.argv.find((arg) => arg.startsWith("--node="))?.slice("--node=".length);
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 const job = process.env.BENCH_CHILD;
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   process.env.PROMETHEUS_URL = prometheus.url;
   process.env.AMP_ENDPOINT = amp.url;
   const { handler } = (await import("../../src/handler.js")) as unknown as { handler: Handler };
-  const ctx: BenchContext = { quick, root, handler, prometheusUrl: prometheus.url, proxy, amp };
+  const ctx: BenchContext = { quick, root, node, handler, prometheusUrl: prometheus.url, proxy, amp };
 
   const figures: Figure[] = [];
   try {

@@ -106,7 +106,7 @@ function entryOf(handler: string, files: ReadonlyMap<string, Buffer>): { file: s
 }
 
 /** The entry and every module it imports statically: what Lambda's init loads (dynamic imports load later). */
-function loadedAtInit(entry: string, files: ReadonlyMap<string, Buffer>): string[] {
+export function loadedAtInit(entry: string, files: ReadonlyMap<string, Buffer>): string[] {
   const seen = new Set<string>();
   const visit = (name: string) => {
     const source = files.get(name);
@@ -150,10 +150,11 @@ function lambdaEnv(packaged: Packaged, taskRoot: string): NodeJS.ProcessEnv {
 
 /**
  * The `node -e` script: imports the handler module named by argv[1] (export argv[2]), answers one
- * tools/list, checks the answer (argv[3] = "any" accepts the baseline's), and prints one line with
+ * tools/list, checks the answer (argv[3]: "tools" wants ours, "one" one tool, "any" accepts the
+ * baseline's), and prints one line with
  * its own timings: import, first request, and the process's CPU time (user + system, all threads).
  */
-function coldScript(): string {
+export function coldScript(): string {
   const event = httpEvent("v2", {
     method: "POST",
     path: "/mcp",
@@ -183,22 +184,25 @@ const result = await handler(${JSON.stringify(event)}, context);
 const answered = performance.now();
 let tools;
 try { tools = JSON.parse(result.body).result.tools; } catch {}
-const ok = result?.statusCode === 200 && (expect === "any" || tools?.length >= 5);
+const ok = result?.statusCode === 200 && (expect === "any" || tools?.length >= (expect === "one" ? 1 : 5));
 const cpu = process.cpuUsage();
 writeSync(1, "\\n@@cold " + JSON.stringify({ ok, importMs: imported - started, requestMs: answered - imported, cpuMs: (cpu.user + cpu.system) / 1000 }) + "\\n");
 process.exit(ok ? 0 : 1);
 `;
 }
 
+/** What the cold script checks in the answer: our tools, one tool (the SDK-alone control), or anything. */
+export type Expect = "tools" | "one" | "any";
+
 /** What a child reported about itself. */
-interface Report {
+export interface Report {
   importMs: number;
   requestMs: number;
   cpuMs: number;
 }
 
 /** How a cold start runs: the `node -e` script, its environment and working directory (Lambda's task root). */
-interface Launch {
+export interface Launch {
   script: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -207,7 +211,7 @@ interface Launch {
 }
 
 /** Node 24, the Lambda runtime's major version, as npm has it (`npx -p node@24`); undefined when npm cannot get it. */
-async function node24(): Promise<{ node: string; version: string } | { unavailable: string }> {
+export async function node24(): Promise<{ node: string; version: string } | { unavailable: string }> {
   try {
     const { stdout } = await runOk(
       "npx",
@@ -267,11 +271,11 @@ async function onNode24(
 }
 
 /** Runs one cold start of `file` (export `name`) to completion; rejects on a failure or after the timeout. */
-async function coldStart(
+export async function coldStart(
   launch: Launch,
   file: string,
   name: string,
-  expect: "tools" | "any",
+  expect: Expect,
   extraArgs: string[] = [],
 ): Promise<Report> {
   const { stdout } = await runOk(
@@ -287,14 +291,14 @@ async function coldStart(
   return JSON.parse(line.slice("@@cold ".length)) as Report;
 }
 
-interface Side {
+export interface Side {
   run: () => Promise<Report | undefined>;
   wall: number[];
   reports: Report[];
 }
 
 /** Every side once per round, the first side rotating; the first `warmup` rounds are not kept. */
-async function alternate(sides: Side[], iterations: number, warmup: number): Promise<void> {
+export async function alternate(sides: Side[], iterations: number, warmup: number): Promise<void> {
   for (let i = 0; i < warmup + iterations; i++) {
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(i + k) % sides.length] as Side;
@@ -308,7 +312,7 @@ async function alternate(sides: Side[], iterations: number, warmup: number): Pro
   }
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   return stats(values).p50;
 }
 

@@ -15,6 +15,7 @@ import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
 import { run as rehydration } from "./rehydration.js";
+import { run as sdkFloor } from "./sdkFloor.js";
 import { run as seriesInView } from "./seriesInView.js";
 import { run as streaming } from "./streaming.js";
 import { run as throughput } from "./throughput.js";
@@ -26,6 +27,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   overhead,
   processPerRequest,
   coldStart,
+  sdkFloor,
   toolPath,
   rehydration,
   memory,

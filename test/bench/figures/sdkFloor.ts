@@ -1,0 +1,272 @@
+// Figure: the SDK's own floor (issue 39). Three handlers bundled as the function ships
+// (bundleAsShipped: serverless.yml's esbuild settings and plugins): ours (src/handler.ts), the SDK-alone
+// control (test/bench/sdkControl.ts: McpServer, the in-memory pair, one tool) and an empty handler.
+// - cold: each sample is a fresh `node -e` importing one of them and answering one tools/list (the
+//   cold-start figure's script), the three alternating; ours and the control are reported above the
+//   empty handler (difference of medians, spawn to exit);
+// - warm: one process imports ours and the control and sends both the same `tools/call`
+//   (GetServerInfo, answered without an upstream call) alternately; ours runs at the production
+//   defaults (LOG_LEVEL=INFO, metrics on: its request line is written, to a pipe), the control writes
+//   nothing.
+// Both run on the bench's Node and on a second one: `--node=<path>`, else Node 24 from npm.
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundleAsShipped } from "../../support/bundle.js";
+import { runOk } from "../../support/childProcess.js";
+import { httpEvent } from "../../support/events.js";
+import type { BenchContext } from "../context.js";
+import { round, type Stats } from "../measure.js";
+import type { Figure } from "../report.js";
+import {
+  alternate,
+  coldScript,
+  coldStart,
+  type Launch,
+  loadedAtInit,
+  median,
+  node24,
+  type Side,
+} from "./coldStart.js";
+
+const AMP_URL =
+  "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-12345678-abcd-1234-abcd-123456789012";
+const WARM_TIMEOUT_MS = 120_000;
+
+interface Built {
+  name: string;
+  dir: string;
+  /** The entry file, and what it loads at init (its static imports), in bytes. */
+  entryBytes: number;
+  initBytes: number;
+  initFiles: number;
+}
+
+async function filesOf(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const name of await readdir(dir)) files.set(name, await readFile(join(dir, name)));
+  return files;
+}
+
+/** Bundles `entry` as the function ships; an entry given as source is written as it is (it imports nothing). */
+async function build(
+  root: string,
+  dir: string,
+  name: string,
+  entry: string | { source: string },
+): Promise<Built> {
+  const out = join(dir, name);
+  if (typeof entry === "string")
+    await bundleAsShipped(root, out, { entryPoints: { handler: join(root, entry) } });
+  else {
+    await mkdir(out, { recursive: true });
+    await writeFile(join(out, "handler.mjs"), entry.source);
+  }
+  const files = await filesOf(out);
+  const init = loadedAtInit("handler.mjs", files);
+  return {
+    name,
+    dir: join(out, "handler.mjs"),
+    entryBytes: files.get("handler.mjs")?.length ?? 0,
+    initBytes: init.reduce((sum, file) => sum + (files.get(file)?.length ?? 0), 0),
+    initFiles: init.length,
+  };
+}
+
+/** As Lambda starts a function at the production defaults; fake credentials (nothing reaches AWS). */
+function productionEnv(cwd: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    LANG: "en_US.UTF-8",
+    TZ: ":UTC",
+    PROMETHEUS_URL: AMP_URL,
+    PROMETHEUS_AUTH: "sigv4",
+    LOG_LEVEL: "INFO",
+    METRICS: "on",
+    AWS_REGION: "us-east-1",
+    AWS_DEFAULT_REGION: "us-east-1",
+    AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x",
+    AWS_LAMBDA_FUNCTION_NAME: "prometheus-mcp-lambda-cold-mcp",
+    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "512",
+    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
+    LAMBDA_TASK_ROOT: cwd,
+    AWS_EC2_METADATA_DISABLED: "true",
+    AWS_ACCESS_KEY_ID: "AKIDTESTFAKE",
+    AWS_SECRET_ACCESS_KEY: "test-secret-not-real",
+    AWS_SESSION_TOKEN: "test-session-token",
+  };
+}
+
+/** The warm script: argv ours, control, rounds. One line: per-call medians (ms) of both, and the answers' sizes. */
+function warmScript(): string {
+  const event = httpEvent("v2", {
+    method: "POST",
+    path: "/mcp",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "GetServerInfo", arguments: {} },
+    }),
+    requestId: "warm",
+  });
+  return `import { writeSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const [, oursFile, controlFile, rounds] = process.argv;
+const ours = (await import(pathToFileURL(oursFile).href)).handler;
+const control = (await import(pathToFileURL(controlFile).href)).handler;
+const event = ${JSON.stringify(event)};
+const context = { callbackWaitsForEmptyEventLoop: true, functionName: "f", functionVersion: "$LATEST",
+  invokedFunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:f", memoryLimitInMB: "512",
+  awsRequestId: "warm", logGroupName: "g", logStreamName: "s", getRemainingTimeInMillis: () => 29000,
+  done() {}, fail() {}, succeed() {} };
+const first = JSON.parse((await ours(event, context)).body);
+const text = first.result?.content?.[0]?.text;
+if (typeof text !== "string") throw new Error("ours answered no text: " + JSON.stringify(first).slice(0, 300));
+process.env.SDK_CONTROL_TEXT = text;
+const check = JSON.parse((await control(event, context)).body);
+if (check.result?.content?.[0]?.text !== text) throw new Error("the control answered otherwise");
+const sides = [ours, control].map((handler) => ({ handler, samples: [], bytes: 0 }));
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+for (let i = 0; i < Number(rounds); i++) {
+  for (let k = 0; k < 2; k++) {
+    const side = sides[(i + k) % 2];
+    const t = performance.now();
+    const result = await side.handler(event, context);
+    side.samples.push(performance.now() - t);
+    side.bytes = result.body.length;
+    await turn();
+  }
+}
+const kept = (s) => s.samples.slice(Math.floor(s.samples.length / 10)).sort((a, b) => a - b);
+const p = (s, q) => { const v = kept(s); return v[Math.min(v.length - 1, Math.floor(v.length * q))]; };
+writeSync(1, "\\n@@warm " + JSON.stringify(sides.map((s) => ({ p50: p(s, 0.5), p99: p(s, 0.99), n: kept(s).length, bytes: s.bytes }))) + "\\n");
+process.exit(0);
+`;
+}
+
+interface Warm {
+  ours: Stats & { bytes: number };
+  control: Stats & { bytes: number };
+}
+
+async function warm(node: string, ours: Built, control: Built, rounds: number): Promise<Warm> {
+  const { stdout } = await runOk(
+    node,
+    ["--input-type=module", "-e", warmScript(), ours.dir, control.dir, String(rounds)],
+    {
+      cwd: tmpdir(),
+      env: productionEnv(tmpdir()),
+      timeoutMs: WARM_TIMEOUT_MS,
+    },
+  );
+  const line = stdout
+    .split("\n")
+    .filter((l) => l.startsWith("@@warm "))
+    .pop();
+  if (line === undefined) throw new Error(`the warm run reported nothing: ${stdout.slice(-1000)}`);
+  const [o, c] = JSON.parse(line.slice("@@warm ".length));
+  return { ours: o, control: c };
+}
+
+/** Cold starts of the three bundles on `node`, alternating. */
+async function cold(
+  node: string,
+  built: Built[],
+  rounds: { iterations: number; warmup: number },
+): Promise<Side[]> {
+  const script = coldScript();
+  const expect = { ours: "tools", control: "one", empty: "any" } as const;
+  const sides = built.map(
+    (b): Side => ({
+      run: () => {
+        const launch: Launch = {
+          script,
+          env: productionEnv(join(b.dir, "..")),
+          cwd: join(b.dir, ".."),
+          node,
+        };
+        return coldStart(launch, b.dir, "handler", expect[b.name as keyof typeof expect]);
+      },
+      wall: [],
+      reports: [],
+    }),
+  );
+  await alternate(sides, rounds.iterations, rounds.warmup);
+  return sides;
+}
+
+function figuresFor(label: string, built: Built[], sides: Side[], w: Warm): Figure[] {
+  const [ours, control, empty] = sides as [Side, Side, Side];
+  const wall = (s: Side) => median(s.wall);
+  const imported = (s: Side) => round(median(s.reports.map((r) => r.importMs)), 1);
+  const cpu = (s: Side) => median(s.reports.map((r) => r.cpuMs));
+  const cpuAbove = (s: Side) => round(cpu(s) - cpu(empty), 1);
+  const oursAbove = round(wall(ours) - wall(empty), 1);
+  const controlAbove = round(wall(control) - wall(empty), 1);
+  const kb = (bytes: number) => round(bytes / 1024, 1);
+  const size = (b: Built) =>
+    `${b.name} ${kb(b.entryBytes)} KB entry, ${kb(b.initBytes)} KB in ${b.initFiles} files at init`;
+  const warmRatio = round(w.control.p50 / w.ours.p50, 2);
+  return [
+    {
+      id: `sdk-floor-cold-${label}`,
+      title: `cold start above an empty handler (${label}): ours vs. the SDK alone (McpServer + in-memory pair + one tool), one tools/list each, bundled as shipped`,
+      unit: "ms",
+      ours: oursAbove,
+      baseline: { name: "SDK alone above the empty handler", value: controlAbove },
+      ratio: round(controlAbove / oursAbove, 2),
+      target: "ours below the SDK alone (difference of medians, spawn to exit)",
+      met: oursAbove < controlAbove,
+      note: `medians (n=${ours.wall.length} each, alternating): ours ${round(wall(ours), 1)} ms (import ${imported(ours)}), SDK alone ${round(wall(control), 1)} ms (import ${imported(control)}), empty ${round(wall(empty), 1)} ms (import ${imported(empty)}); CPU time (user + system) above the empty handler's: ours +${cpuAbove(ours)} ms, SDK alone +${cpuAbove(control)} ms (steadier than wall time on a busy machine); ${built.map(size).join("; ")}`,
+    },
+    {
+      id: `sdk-floor-warm-call-${label}`,
+      title: `warm tools/call (GetServerInfo) through our handler at the production defaults (its request line written) vs. the SDK-alone control answering the same call (${label})`,
+      unit: "ms",
+      ours: { p50: w.ours.p50, p99: w.ours.p99, n: w.ours.n },
+      baseline: {
+        name: "SDK alone (no line)",
+        value: { p50: w.control.p50, p99: w.control.p99, n: w.control.n },
+      },
+      ratio: warmRatio,
+      target: "≥ 1× (no slower than the SDK alone)",
+      met: warmRatio >= 1,
+      note: `answers ${w.ours.bytes} and ${w.control.bytes} bytes (the same text); the first tenth of each side's samples dropped as warm-up`,
+    },
+  ];
+}
+
+export async function run(ctx: BenchContext): Promise<Figure[]> {
+  const dir = await mkdtemp(join(tmpdir(), "pml-floor-"));
+  try {
+    const built = [
+      await build(ctx.root, dir, "ours", "src/handler.ts"),
+      await build(ctx.root, dir, "control", "test/bench/sdkControl.ts"),
+      await build(ctx.root, dir, "empty", {
+        source: 'export const handler = async () => ({ statusCode: 200, body: "{}" });\n',
+      }),
+    ];
+    const rounds = { iterations: ctx.quick ? 3 : 21, warmup: ctx.quick ? 1 : 2 };
+    const warmRounds = ctx.quick ? 200 : 4000;
+    const nodes: { node: string; label: string }[] = [
+      { node: process.execPath, label: `Node ${process.version}` },
+    ];
+    const other = ctx.node ? { node: ctx.node, version: "" } : await node24();
+    if ("node" in other) {
+      const { stdout } = await runOk(other.node, ["-p", "process.version"], { timeoutMs: 20_000 });
+      nodes.push({ node: other.node, label: `Node ${stdout.trim()}` });
+    }
+    const figures: Figure[] = [];
+    for (const { node, label } of nodes) {
+      const sides = await cold(node, built, rounds);
+      const w = await warm(node, built[0] as Built, built[1] as Built, warmRounds);
+      figures.push(...figuresFor(label, built, sides, w));
+    }
+    return figures;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
