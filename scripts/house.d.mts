@@ -31,5 +31,5 @@ export function cyclesOf(graph: Map<string, string[]>): string[][];
 export function measure(root: string): HouseReport;
 export function failures(report: HouseReport): string[];
 export function format(report: HouseReport, validations?: string): string;
-/** Prints the report for the command line `argv` (`--root=`, `--check`, `--validations=`, `--cold-start`); returns the exit code. */
+/** Prints the report for the command line `argv` (`--root=`, `--check`, `--validations=`, `--cold-start[=<bench case>]`); returns the exit code. */
 export function main(argv: string[]): number;
