@@ -33,3 +33,5 @@ export function failures(report: HouseReport): string[];
 export function format(report: HouseReport, validations?: string): string;
 /** Prints the report for the command line `argv` (`--root=`, `--check`, `--validations=`, `--cold-start[=<bench case>]`); returns the exit code. */
 export function main(argv: string[]): number;
+/** The bench's output as rows (a figure's JSON line as `id: ours … vs baseline …`; other lines as they are). */
+export function benchRows(stdout: string): string;

@@ -202,6 +202,33 @@ export function format(report, validations) {
   ].join("\n");
 }
 
+/**
+ * The bench's output as rows: each figure (a JSON line with `id`) as `id: ours p50 … vs <baseline> p50 …`,
+ * other lines as they are.
+ */
+export function benchRows(stdout) {
+  const ms = (value) => (typeof value === "number" ? value.toFixed(1) : JSON.stringify(value));
+  const side = (value) =>
+    value?.p50 === undefined ? ms(value) : `p50 ${ms(value.p50)}, p99 ${ms(value.p99)}`;
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      let figure;
+      try {
+        figure = JSON.parse(line);
+      } catch {
+        return `  ${line}`;
+      }
+      if (figure?.id === undefined) return `  ${line}`;
+      const baseline =
+        figure.baseline === undefined ? "" : ` vs ${figure.baseline.name} ${side(figure.baseline.value)}`;
+      const ratio = figure.ratio === undefined ? "" : ` (ratio ${figure.ratio})`;
+      return `  ${figure.id}: ${side(figure.ours)} ${figure.unit ?? ""}${baseline}${ratio}`;
+    })
+    .join("\n");
+}
+
 /** Prints the report for the command line `argv`; returns the exit code. */
 export function main(argv) {
   const option = (name) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -220,9 +247,8 @@ export function main(argv) {
       cwd: root,
       encoding: "utf8",
     });
-    console.log(
-      `${bench.stdout}${bench.status === 0 ? "" : `(the bench exited ${bench.status}: ${bench.stderr.trim()})`}`,
-    );
+    console.log(benchRows(bench.stdout));
+    if (bench.status !== 0) console.log(`  (the bench exited ${bench.status}: ${bench.stderr.trim()})`);
   }
   if (!argv.includes("--check")) return 0;
   const failed = failures(report);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { failures, format, main, measure } from "../../scripts/house.mjs";
+import { benchRows, failures, format, main, measure } from "../../scripts/house.mjs";
 
 // `npm run house` (scripts/house.mjs) on a small tree written to a temporary directory: it counts what
 // is there, and `--check` fails on what is over the limits and passes what is within them.
@@ -103,5 +103,19 @@ describe("npm run house", () => {
     expect(passed.out).toContain("Import cycles among our modules: 0");
     expect(passed.out).toContain('Validations per message: {"tools/call":1}');
     expect(run(within).out).toContain("Validations per message: see test/unit/validationsPerMessage.test.ts");
+  });
+
+  it("prints the bench's cold-start figures as rows, other lines as they are", () => {
+    const stdout = [
+      '{"id":"cold-start","unit":"ms","ours":{"p50":1144.61,"p99":1460.2,"n":40},"baseline":{"name":"empty handler","value":{"p50":313.79,"p99":528.4,"n":40}},"ratio":3.65}',
+      '{"id":"zip-size","unit":"KB","ours":2449.8}',
+      '{"summary":"2 of 3 targets met"}',
+      "",
+    ].join("\n");
+    expect(benchRows(stdout).split("\n")).toEqual([
+      "  cold-start: p50 1144.6, p99 1460.2 ms vs empty handler p50 313.8, p99 528.4 (ratio 3.65)",
+      "  zip-size: 2449.8 KB",
+      '  {"summary":"2 of 3 targets met"}',
+    ]);
   });
 });
