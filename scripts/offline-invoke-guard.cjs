@@ -51,15 +51,10 @@ const { createServer, request: httpRequest } = require("node:http");
 const { tmpdir } = require("node:os");
 const { join } = require("node:path");
 const { randomBytes } = require("node:crypto");
+const { configuredLambdaPort, invokeAddress, portProblem } = require("./offline-ports.cjs");
 
-/** serverless-offline's own default lambdaPort (src/config/defaultOptions.js). */
-const OFFLINE_DEFAULT_LAMBDA_PORT = 3002;
-/** serverless-offline's own default host. */
-const OFFLINE_DEFAULT_HOST = "localhost";
 /** The names a Host header may carry (without its port) for a request to be served. */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
-/** Hosts the guard may listen on as configured; any other (0.0.0.0, a LAN address) becomes 127.0.0.1. */
-const LOOPBACK_BIND = new Set(["127.0.0.1", "localhost", "::1"]);
 /** Hop-by-hop headers, not forwarded by a proxy (RFC 9110, 7.6.1). */
 const HOP_BY_HOP = [
   "connection",
@@ -167,7 +162,6 @@ class OfflineInvokeGuard {
     } catch (error) {
       // offline-start.cjs found the port free a moment ago; something took it since. Say so in the same
       // one line and stop. (A thrown error would leave the process hanging, or printing a stack.)
-      const { portProblem } = require("./offline-start.cjs");
       process.stderr.write(
         `${portProblem([{ port, host: bindHost, setting: "LAMBDA_PORT (or --lambdaPort)", error }])}\n`,
       );
@@ -219,24 +213,6 @@ class OfflineInvokeGuard {
   }
 }
 
-/** The lambdaPort serverless-offline will use: command line, custom.serverless-offline, its default. */
-function configuredLambdaPort(service, options) {
-  const custom = service.custom?.["serverless-offline"] ?? {};
-  return options.lambdaPort ?? custom.lambdaPort ?? OFFLINE_DEFAULT_LAMBDA_PORT;
-}
-
-/**
- * Where the guard listens: { port, host } (the invoke port, on loopback whatever --host says), or
- * undefined when lambdaPort is no TCP port (a socket path). offline-start.cjs checks the same address.
- */
-function invokeAddress(service, options) {
-  const port = Number(configuredLambdaPort(service, options));
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined;
-  const custom = service.custom?.["serverless-offline"] ?? {};
-  const host = String(options.host ?? custom.host ?? OFFLINE_DEFAULT_HOST);
-  return { port, host: LOOPBACK_BIND.has(host) ? host : "127.0.0.1" };
-}
-
 /** A fresh socket path only this user can reach, removed when the process exits. */
 function privateSocket() {
   if (process.platform === "win32") {
@@ -250,4 +226,3 @@ function privateSocket() {
 
 module.exports = OfflineInvokeGuard;
 module.exports.refusal = refusal;
-module.exports.invokeAddress = invokeAddress;

@@ -27,11 +27,12 @@
 
 const { createServer } = require("node:net");
 const { judge, targetLine } = require("./app-config.cjs");
-const { invokeAddress } = require("./offline-invoke-guard.cjs");
-
-/** serverless-offline's own defaults (src/config/defaultOptions.js). */
-const OFFLINE_DEFAULT_HTTP_PORT = 3000;
-const OFFLINE_DEFAULT_HOST = "localhost";
+const {
+  OFFLINE_DEFAULT_HOST,
+  OFFLINE_DEFAULT_HTTP_PORT,
+  invokeAddress,
+  portProblem,
+} = require("./offline-ports.cjs");
 
 /** Listens on `port` on `host` and closes again: undefined when that worked, else the error. */
 function probe(port, host) {
@@ -45,23 +46,6 @@ function probe(port, host) {
 /** `127.0.0.1`, `[::1]`: a host as it goes before `:port`. */
 function hostText(host) {
   return host.includes(":") ? `[${host}]` : host;
-}
-
-/**
- * The one line for ports that cannot be opened: `failures` are { port, host, setting, error }, setting
- * as `PORT (or --httpPort)`.
- */
-function portProblem(failures) {
-  const inUse = failures.filter((failure) => failure.error.code === "EADDRINUSE");
-  if (inUse.length === failures.length) {
-    const ports = inUse.map(({ port, host }) => `port ${port} on ${host}`).join(" and ");
-    const settings = inUse.map(({ setting }) => setting).join(" and ");
-    const one = inUse.length === 1;
-    return `${ports[0].toUpperCase()}${ports.slice(1)} ${one ? "is" : "are"} in use: set ${settings} to ${one ? "another port" : "other ports"}.`;
-  }
-  const { port, host, setting, error } = failures.find((failure) => failure.error.code !== "EADDRINUSE");
-  const reason = error.code === "EACCES" ? "EACCES: permission denied" : (error.code ?? error.message);
-  return `Port ${port} on ${host} cannot be opened (${reason}): set ${setting} to another port.`;
 }
 
 /** Writes `line` and ends the command: nothing is built or listening yet, so nothing else prints. */
@@ -128,4 +112,3 @@ class OfflineStart {
 }
 
 module.exports = OfflineStart;
-module.exports.portProblem = portProblem;
