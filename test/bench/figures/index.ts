@@ -14,6 +14,7 @@ import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
+import { run as regexMatching } from "./regexMatching.js";
 import { run as rehydration } from "./rehydration.js";
 import { run as seriesInView } from "./seriesInView.js";
 import { run as streaming } from "./streaming.js";
@@ -44,6 +45,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   catalogueAnswers,
   cutRangePoints,
   seriesInView,
+  regexMatching,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
