@@ -12,6 +12,7 @@ import { run as cutRangePoints } from "./cutRangePoints.js";
 import { run as deadline } from "./deadline.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
+import { run as metricsEmf } from "./metricsEmf.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
 import { run as regexMatching } from "./regexMatching.js";
@@ -46,6 +47,7 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   cutRangePoints,
   seriesInView,
   regexMatching,
+  metricsEmf,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
