@@ -7,6 +7,7 @@
 
 import type { RE2JS } from "re2js";
 import { hasLoneSurrogate } from "../json.js";
+import { memoize } from "../memoize.js";
 import { children, loadPromql, type PromqlModule, type SyntaxNode } from "./syntax.js";
 
 /** re2js, the RE2 engine (Go's `regexp` ported): loaded on first need, see loadRegexEngine. */
@@ -250,27 +251,21 @@ function hexValue(digits: string): number {
 // ---------------------------------------------------------------------------------------------------------
 // Regexes
 
-/** The RE2 engine, loaded on first need rather than at start-up (see loadRegexEngine). */
+/** The RE2 engine, once loadRegexEngine has loaded it. */
 let engine: Re2js | undefined;
-let loading: Promise<Re2js> | undefined;
 
 /**
- * Loads the regex engine (re2js) if it is not loaded yet. parseSelectors calls it; a caller that matches
- * hand-built matchers (Alertmanager's silences) awaits it first, alongside its own I/O.
+ * Loads the regex engine (re2js) on first need rather than at start-up; a failure to load is not kept. parseSelectors
+ * calls it; a caller that matches hand-built matchers (Alertmanager's silences) awaits it first,
+ * alongside its own I/O.
  */
-export function loadRegexEngine(): Promise<Re2js> {
-  loading ??= import("re2js").then(
-    (module) => {
-      engine = module;
-      return module;
-    },
-    (error: unknown) => {
-      loading = undefined; // let a later call retry instead of caching the failure
-      throw error;
-    },
-  );
-  return loading;
-}
+export const loadRegexEngine: () => Promise<Re2js> = memoize(
+  async () => {
+    engine = await import("re2js");
+    return engine;
+  },
+  { onRejection: "retry" },
+);
 
 /** Each matcher's compiled regex: compiled once, by parseSelectors or on first use, and dropped with the matcher. */
 const REGEXES = new WeakMap<LabelMatcher, RE2JS>();
