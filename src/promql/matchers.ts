@@ -255,9 +255,9 @@ function hexValue(digits: string): number {
 let engine: Re2js | undefined;
 
 /**
- * Loads the regex engine (re2js) on first need rather than at start-up; a failure to load is not kept. parseSelectors
- * calls it; a caller that matches hand-built matchers (Alertmanager's silences) awaits it first,
- * alongside its own I/O.
+ * Loads the regex engine (re2js) on first need rather than at start-up (it would add to every cold
+ * start); a failure to load is not kept. parseSelectors calls it; a caller that matches hand-built
+ * matchers (Alertmanager's silences) awaits it first, alongside its own I/O.
  */
 export const loadRegexEngine: () => Promise<Re2js> = memoize(
   async () => {
