@@ -2,6 +2,7 @@ import { ToolError } from "../src/errors.js";
 import { parseJsonBytes } from "../src/json.js";
 import type { AnswerSink, DataPlaneCall } from "../src/prometheus/dataPlane.js";
 import { NoAlertmanagerError } from "../src/prometheus/workspaces.js";
+import { loadRegexEngine } from "../src/promql/matchers.js";
 import {
   type AlertmanagerView,
   type AmAlert,
@@ -52,9 +53,11 @@ export async function readAlertmanager(args: WorkspaceArgs, call: ToolCall): Pro
     };
     const get = <T>(path: string, params: Record<string, string>, read: (raw: unknown) => T | undefined) =>
       upstream.dataPlane.get(target.apiUrl, path, params, dataPlaneCall, () => listSink(read));
+    // Silences are matched with RE2 (silenceMatches): its engine loads while Alertmanager answers.
     const [alerts, silences] = await Promise.all([
       get<AmAlert>("/alerts", EVERY_ALERT, amAlertOf),
       get<AmSilence>("/silences", {}, amSilenceOf),
+      loadRegexEngine(),
     ]);
     if (alerts === undefined) return unavailable("Alertmanager answered with an unexpected alert list");
     if (silences === undefined) return unavailable("Alertmanager answered with an unexpected silence list");

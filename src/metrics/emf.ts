@@ -51,9 +51,12 @@ const PER_TOOL: readonly [string, Unit][] = [
  *   document holds one value per dimension name, so a batch calling several different tools gets one
  *   more document per further tool.
  *
- * The directives are built once: a request only fills in values. (Powertools Metrics builds the same
- * documents, which the tests check, at a cost per request a warm request would feel: bench case
- * warm-tools-list-info, whose note gives the metrics' share of the line.)
+ * The directives are built once: a request only fills in values. Powertools Metrics builds the same
+ * documents (test/contract/metrics.test.ts checks it), but kept out on purpose: a Metrics puts every
+ * metric under every dimension set, so one request needs three of its documents, each its own line,
+ * where ours is one merged into the request's log line; and they cost far more than a few µs a request
+ * more, besides what importing it adds to a cold start (bench case metrics-emf, `npm run bench --
+ * --only=metricsEmf`; warm-tools-list-info gives the metrics' share of the line).
  */
 export class MetricsRecorder {
   private coldStart = true;

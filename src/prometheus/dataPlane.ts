@@ -1,17 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { backoffDelay } from "../backoff.js";
+import { backoffDelay, isRetryableStatus, PROMETHEUS_BACKOFF } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
+import { Memo } from "../memoize.js";
 import { boundValue } from "../monitoredText.js";
 import { cutText } from "../text.js";
 import { type Trace, traced } from "../tracing/trace.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
 import { authorizationOf, noTenant, type UpstreamAuth } from "./auth.js";
 import type { Credentials } from "./credentials.js";
-import { Memo } from "./memo.js";
 import { buildQueryString, type QueryParams } from "./queryString.js";
 import type { Regions } from "./regions.js";
-import { isRetryableStatus, PROMETHEUS_BACKOFF } from "./retry.js";
 import { redactCredentials, splitCredentials, withoutCredentials } from "./urls.js";
 
 /** One call of the Prometheus HTTP API. */

@@ -1,5 +1,6 @@
 import type { RequestContext } from "../context.js";
 import { ToolError } from "../errors.js";
+import { Memo } from "../memoize.js";
 import {
   type AccessSettings,
   ampRegionOfUrl,
@@ -11,7 +12,6 @@ import {
 import { noTenant, type UpstreamAuth } from "./auth.js";
 import { type Backend, type BackendKind, hasTenantPlaceholder, kindOf, withTenant } from "./backends.js";
 import type { AmpCallOptions, ControlPlane } from "./controlPlane.js";
-import { Memo } from "./memo.js";
 import { Regions } from "./regions.js";
 import { splitCredentials } from "./urls.js";
 

@@ -5,8 +5,13 @@
  * of them matches.
  */
 
+import type { RE2JS } from "re2js";
 import { hasLoneSurrogate } from "../json.js";
+import { memoize } from "../memoize.js";
 import { children, loadPromql, type PromqlModule, type SyntaxNode } from "./syntax.js";
+
+/** re2js, the RE2 engine (Go's `regexp` ported): loaded on first need, see loadRegexEngine. */
+type Re2js = typeof import("re2js");
 
 /** One matcher of a selector: `name="value"`, `name!="value"`, `name=~"regex"` or `name!~"regex"`. */
 export interface LabelMatcher {
@@ -82,7 +87,7 @@ async function parseSelector(text: string, nameLabel: string): Promise<LabelMatc
   // `offset`, `on`): as a selector's name, Prometheus would take them as names too.
   const lead = LEADING_NAME.exec(trimmed);
   const body = lead ? trimmed.slice(lead[0].length) : BARE_MATCHERS.test(trimmed) ? `{${trimmed}}` : trimmed;
-  const { parser } = await loadPromql();
+  const [{ parser }] = await Promise.all([loadPromql(), loadRegexEngine()]);
   const selector = vectorSelector(parser, body);
   let name = lead?.[1];
   const identifier = children(selector).find((c) => c.name === "Identifier");
@@ -246,10 +251,26 @@ function hexValue(digits: string): number {
 // ---------------------------------------------------------------------------------------------------------
 // Regexes
 
-/** Each matcher's compiled regex: compiled once, by parseSelectors or on first use, and dropped with the matcher. */
-const REGEXES = new WeakMap<LabelMatcher, RegExp>();
+/** The RE2 engine, once loadRegexEngine has loaded it. */
+let engine: Re2js | undefined;
 
-function regexOf(matcher: LabelMatcher): RegExp {
+/**
+ * Loads the regex engine (re2js) on first need rather than at start-up (it would add to every cold
+ * start); a failure to load is not kept. parseSelectors calls it; a caller that matches hand-built
+ * matchers (Alertmanager's silences) awaits it first, alongside its own I/O.
+ */
+export const loadRegexEngine: () => Promise<Re2js> = memoize(
+  async () => {
+    engine = await import("re2js");
+    return engine;
+  },
+  { onRejection: "retry" },
+);
+
+/** Each matcher's compiled regex: compiled once, by parseSelectors or on first use, and dropped with the matcher. */
+const REGEXES = new WeakMap<LabelMatcher, RE2JS>();
+
+function regexOf(matcher: LabelMatcher): RE2JS {
   let regex = REGEXES.get(matcher);
   if (!regex) {
     regex = compileRegex(matcher.value);
@@ -258,169 +279,30 @@ function regexOf(matcher: LabelMatcher): RegExp {
   return regex;
 }
 
-/** ASCII punctuation JavaScript's `u` mode lets a backslash escape anywhere (`-` only in a class). */
-const JS_ESCAPABLE = new Set("^$\\.*+?()[]{}|/");
-
 /**
- * An RE2 regex (Prometheus's syntax) as a JavaScript RegExp, anchored at both ends as Prometheus anchors
- * it. RE2 and JavaScript agree on the everyday syntax; where they differ this rewrites what it can (a
- * leading `(?i)`, `(?P<name>`, `\-` or `\_` outside a class, a literal `{` or `]`, `[[:alpha:]]`,
- * `\pL`, `\x{…}`, `\A`, `\z`) and rejects what RE2 has not (lookaround, backreferences), so a regex
- * that works here works in Prometheus too. Other RE2-only syntax (`(?i)` past the start, `[[:^alpha:]]`,
- * `\Q…\E`) fails to compile: a SelectorError.
+ * An RE2 regex compiled as Prometheus and Alertmanager compile it: Go's RE2 syntax (re2js ports Go's
+ * `regexp`), matched against the whole value (testExact, as their `^(?:…)$`), `.` matching newlines.
  *
- * JavaScript backtracks where RE2 does not: a pathological regex (`(a+)+b`) against a long value is
- * slow here where Prometheus would be fast. Label values are short, and the regex is the caller's own.
+ * re2js matches in time linear in the value: a pathological regex such as `(a+)+b` against a long value
+ * answers as fast as Prometheus would, where the JavaScript RegExp this replaced backtracked for minutes
+ * (bench case `regexMatching`). The syntax is now exactly RE2's, which changed what is accepted
+ * (test/unit/matchers.test.ts, "RE2's syntax, no more and no less"): accepted now, as Prometheus accepts
+ * them, `(?U)`, flags past the start (`a(?i)b`), `[[:^alpha:]]`, `\Q…\E`; rejected now, as Prometheus
+ * rejects them, JavaScript-only escapes (`\u0041`, `\cA`) and repeat counts over 1000 (`a{1001}`);
+ * `\s` no longer matches `\v` nor Unicode spaces (RE2's `\s` is `[\t\n\f\r ]`). Lookaround and
+ * backreferences stay rejected.
  */
-function compileRegex(source: string): RegExp {
-  let flags = "su";
-  let rest = source;
-  const leading = /^\(\?([imsU]+)\)/.exec(source);
-  if (leading) {
-    for (const flag of leading[1] as string) {
-      if (flag === "U") throw new Invalid(`the regex ${JSON.stringify(source)} has (?U), not supported here`);
-      if (flag !== "s" && !flags.includes(flag)) flags += flag;
-    }
-    rest = source.slice(leading[0].length);
-  }
-  const pattern = translate(source, rest, flags.includes("m"));
+function compileRegex(source: string): RE2JS {
+  if (!engine) throw new Error("the regex engine is not loaded: await loadRegexEngine() first");
   try {
-    return new RegExp(`^(?:${pattern})$`, flags);
+    return engine.RE2JS.compile(source, engine.RE2JS.DOTALL);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : "";
-    throw new Invalid(`the regex ${JSON.stringify(source)} is not valid: ${reason}`);
+    if (!(error instanceof engine.RE2JSException)) throw error;
+    const reason = error.message.replace(/^error parsing regexp: /, "");
+    throw new Invalid(
+      `the regex ${JSON.stringify(source)} is not valid RE2 (Prometheus's syntax): ${reason}`,
+    );
   }
-}
-
-/** RE2's ASCII classes (`[[:alpha:]]`), as ranges inside a JavaScript class. */
-const POSIX_CLASSES: Readonly<Record<string, string>> = {
-  alnum: "0-9A-Za-z",
-  alpha: "A-Za-z",
-  ascii: "\\x00-\\x7F",
-  blank: "\\t ",
-  cntrl: "\\x00-\\x1F\\x7F",
-  digit: "0-9",
-  graph: "!-~",
-  lower: "a-z",
-  print: " -~",
-  punct: "!-\\/:-@\\[-`\\{-~",
-  space: "\\t\\n\\v\\f\\r ",
-  upper: "A-Z",
-  word: "0-9A-Za-z_",
-  xdigit: "0-9A-Fa-f",
-};
-
-/**
- * The RE2 regex `rest` (`source` without its leading flags, if any) in JavaScript's syntax: one piece at a
- * time, each read by what it is (an escape, a character inside a class, one outside), which says up to where
- * it went. `source` names the regex in errors.
- */
-function translate(source: string, rest: string, multiline: boolean): string {
-  let out = "";
-  let inClass = false;
-  for (let i = 0; i < rest.length; i++) {
-    const c = rest[i] as string;
-    let piece: Translated;
-    if (c === "\\" && i + 1 < rest.length) {
-      piece = translateEscape(source, rest, i, inClass, multiline);
-    } else if (inClass) {
-      piece = translateInClass(source, rest, i);
-      if (c === "]") inClass = false;
-    } else if (c === "[") {
-      inClass = true;
-      piece = translateClassOpening(rest, i);
-    } else {
-      piece = translateOutsideClass(source, rest, i);
-    }
-    out += piece.text;
-    i = piece.last;
-  }
-  return out;
-}
-
-/** A piece of a regex in JavaScript's syntax, and the index of the last character of the RE2 it replaces. */
-interface Translated {
-  text: string;
-  last: number;
-}
-
-/** The error for RE2-less syntax (`what`) in the regex `source`. */
-function unsupported(source: string, what: string): Invalid {
-  return new Invalid(
-    `the regex ${JSON.stringify(source)} uses ${what}, which Prometheus's regexes (RE2) do not have`,
-  );
-}
-
-/** The escape at `rest[i]` (a backslash with a character after it), in a class or not. */
-function translateEscape(
-  source: string,
-  rest: string,
-  i: number,
-  inClass: boolean,
-  multiline: boolean,
-): Translated {
-  const next = rest[i + 1] as string;
-  if (/[0-9]/.test(next)) throw unsupported(source, "a backreference or an octal escape");
-  if (next === "p" || next === "P") {
-    // `\pL` is `\p{L}` in JavaScript.
-    const letter = rest[i + 2];
-    if (letter !== undefined && /[A-Za-z]/.test(letter)) return { text: `\\${next}{${letter}}`, last: i + 2 };
-  }
-  const wide = next === "x" ? /^\{[0-9A-Fa-f]{1,6}\}/.exec(rest.slice(i + 2)) : null;
-  if (wide) return { text: `\\u${wide[0]}`, last: i + 1 + wide[0].length };
-  if (!inClass && !multiline && (next === "A" || next === "z")) {
-    return { text: next === "A" ? "^" : "$", last: i + 1 };
-  }
-  // JavaScript's `u` mode rejects escaped punctuation it does not know (`\-` outside a class, `\_`).
-  const punctuation = next < "\x80" && !/[A-Za-z0-9]/.test(next);
-  const bare = punctuation && !JS_ESCAPABLE.has(next) && !(inClass && next === "-");
-  return { text: bare ? next : `\\${next}`, last: i + 1 };
-}
-
-/** The character at `rest[i]` inside a class (not an escape): a POSIX class (`[:alpha:]`) or itself. */
-function translateInClass(source: string, rest: string, i: number): Translated {
-  const posix = rest[i] === "[" ? /^\[:(\^?)([a-z]+):\]/.exec(rest.slice(i)) : null;
-  if (!posix) return { text: rest[i] as string, last: i };
-  const ranges = Object.hasOwn(POSIX_CLASSES, posix[2] as string)
-    ? POSIX_CLASSES[posix[2] as string]
-    : undefined;
-  if (ranges === undefined || posix[1] === "^") {
-    throw new Invalid(`the regex ${JSON.stringify(source)} has ${posix[0]}, not supported here`);
-  }
-  return { text: ranges, last: i + posix[0].length - 1 };
-}
-
-/** The `[` at `rest[i]` that opens a class, with its `^` if any. */
-function translateClassOpening(rest: string, i: number): Translated {
-  let text = "[";
-  let last = i;
-  if (rest[last + 1] === "^") {
-    text += "^";
-    last++;
-  }
-  // RE2 reads a `]` first in a class as itself; JavaScript as the end of an empty class.
-  if (rest[last + 1] === "]") {
-    text += "\\]";
-    last++;
-  }
-  return { text, last };
-}
-
-/** The character at `rest[i]` outside a class (not an escape, not a `[`): a group's opening, a brace, itself. */
-function translateOutsideClass(source: string, rest: string, i: number): Translated {
-  const c = rest[i] as string;
-  if (c === "(" && rest[i + 1] === "?") {
-    if (/^\(\?(?:=|!|<=|<!)/.test(rest.slice(i))) throw unsupported(source, "lookaround");
-    if (rest.startsWith("(?P<", i)) return { text: "(?<", last: i + 3 };
-    // `s` is on everywhere already.
-    if (rest.startsWith("(?s:", i)) return { text: "(?:", last: i + 3 };
-  }
-  if (c === "{") {
-    // RE2 reads a `{` that does not start a repetition as itself; JavaScript's `u` mode rejects it.
-    const repeat = /^\{\d+(?:,\d*)?\}/.exec(rest.slice(i));
-    return repeat ? { text: repeat[0], last: i + repeat[0].length - 1 } : { text: "\\{", last: i };
-  }
-  return { text: c === "}" || c === "]" ? `\\${c}` : c, last: i };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -451,13 +333,13 @@ export function matches(labels: Record<string, string>, matcher: LabelMatcher): 
     case "!=":
       return value !== matcher.value;
     case "=~":
-      return compiled(matcher).test(value);
+      return compiled(matcher).testExact(value);
     case "!~":
-      return !compiled(matcher).test(value);
+      return !compiled(matcher).testExact(value);
   }
 }
 
-function compiled(matcher: LabelMatcher): RegExp {
+function compiled(matcher: LabelMatcher): RE2JS {
   try {
     return regexOf(matcher);
   } catch (error) {

@@ -4,20 +4,17 @@
  * text, sliced or spliced by node positions so that a rewrite keeps the caller's text verbatim.
  */
 
+import { memoize } from "../memoize.js";
+
 export type PromqlModule = typeof import("@prometheus-io/lezer-promql");
 export type SyntaxNode = ReturnType<PromqlModule["parser"]["parse"]>["topNode"];
 
 // The parser is large (mostly tables): load it only when it is needed (an answer cut or empty, a filter to
 // parse), never on cold start (bench cases cold-start, and zip-size, whose note gives what loads at init).
-let promqlModule: Promise<PromqlModule> | undefined;
-
-export function loadPromql(): Promise<PromqlModule> {
-  promqlModule ??= import("@prometheus-io/lezer-promql").catch((error: unknown) => {
-    promqlModule = undefined; // let a later call retry instead of caching the failure
-    throw error;
-  });
-  return promqlModule;
-}
+// A failure to load is not kept: a later call tries again.
+export const loadPromql: () => Promise<PromqlModule> = memoize(() => import("@prometheus-io/lezer-promql"), {
+  onRejection: "retry",
+});
 
 const EXPR_NODES = new Set([
   "AggregateExpr",

@@ -237,7 +237,7 @@ function labelMatcherOf(matcher: AmMatcher): LabelMatcher {
 
 /**
  * Whether a silence's matchers all hold on `labels`, as Alertmanager decides it; undefined when one of its
- * regexes cannot be evaluated here (RE2 syntax JavaScript has no equivalent for).
+ * regexes cannot be evaluated here (it is not valid RE2).
  */
 export function silenceMatches(
   silence: { matchers: readonly AmMatcher[] },

@@ -1,5 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadRegexEngine } from "../../src/promql/matchers.js";
 import {
   type AmAlert,
   AmAlertIndex,
@@ -204,6 +205,8 @@ describe("Alertmanager's status of an alert", () => {
 });
 
 describe("silences matched as Alertmanager matches them", () => {
+  // The caller loads the regex engine alongside its reads (readAlertmanager); here, once before all.
+  beforeAll(loadRegexEngine);
   const names = fc.constantFrom("alertname", "instance", "job");
   const labels = fc.dictionary(
     names,

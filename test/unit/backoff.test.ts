@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { backoffDelay } from "../../src/backoff.js";
+import { backoffDelay, isRetryableStatus } from "../../src/backoff.js";
 
 describe("backoff", () => {
   test.prop([
@@ -23,4 +23,13 @@ describe("backoff", () => {
     expect(backoffDelay(attempt, backoff, () => 0)).toBe(10 * 2 ** attempt);
     expect(backoffDelay(attempt, backoff, () => 0.999)).toBeGreaterThanOrEqual(19 * 2 ** attempt);
   });
+});
+
+describe("isRetryableStatus", () => {
+  test.prop([fc.integer({ min: 100, max: 599 })])(
+    "only throttling (429) and server errors (5xx) are worth sending again",
+    (status) => {
+      expect(isRetryableStatus(status)).toBe(status === 429 || status >= 500);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Memo } from "../../src/prometheus/memo.js";
+import { Memo } from "../../src/memoize.js";
 
 describe("Memo (a bounded LRU of values built once per key)", () => {
   it("builds a value once per key", () => {

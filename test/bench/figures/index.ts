@@ -12,8 +12,10 @@ import { run as cutRangePoints } from "./cutRangePoints.js";
 import { run as deadline } from "./deadline.js";
 import { run as firstCall } from "./firstCall.js";
 import { run as memory } from "./memory.js";
+import { run as metricsEmf } from "./metricsEmf.js";
 import { run as overhead, productionDefaults } from "./overhead.js";
 import { run as processPerRequest } from "./processPerRequest.js";
+import { run as regexMatching } from "./regexMatching.js";
 import { run as rehydration } from "./rehydration.js";
 import { run as sdkFloor } from "./sdkFloor.js";
 import { run as seriesInView } from "./seriesInView.js";
@@ -46,6 +48,8 @@ export const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure[]>> =
   catalogueAnswers,
   cutRangePoints,
   seriesInView,
+  regexMatching,
+  metricsEmf,
 };
 
 /** Jobs a figure runs in a child process of its own (`BENCH_CHILD=<name>`, see child.ts). */
