@@ -3,7 +3,8 @@ import type { Context } from "aws-lambda";
 import type { Config } from "./config.js";
 import { buildContainer, type Container, type Dependencies } from "./container.js";
 import { type StreamSink, withStreamSink } from "./context.js";
-import { type HttpRequest, normalizeEvent } from "./http/event.js";
+import { normalizeEvent } from "./http/event.js";
+import { type Decided, type EdgeEvent, edgeEvent, edgeMiddlewares } from "./http/middleware/index.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { lastResort } from "./lastResort.js";
@@ -36,33 +37,69 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   return middy(handler).onError(lastResort(container));
 }
 
-/** The path from the event (`request`, when read already) to its answer; `sink` for a streamed answer. */
+/**
+ * The stream sink of a streamed answer, made from what the edge decided of its request (its CORS
+ * headers and session for the event stream's headers, the session for keeping its events).
+ */
+export type SinkFor = (decided: Decided) => StreamSink;
+
+/** One `/mcp` request on its way through the edge (src/http/middleware/) to the route. */
+interface McpCall extends EdgeEvent {
+  lambda: Context;
+  correlationId: string | undefined;
+  trace: Trace | undefined;
+  report: ReturnType<Container["newReport"]>;
+  sinkFor: SinkFor | undefined;
+}
+
+/** The path from the event (`request`, when read already) to its answer; `sinkFor` for a streamed answer. */
 export function routerFor(container: Container) {
   const { tracing } = container;
+  const mcp = mcpThroughEdge(container);
   return async (
     event: unknown,
     lambda: Context,
-    sink: StreamSink | undefined,
+    sinkFor: SinkFor | undefined,
     request = normalizeEvent(event),
   ): Promise<unknown> => {
     const correlationId = container.correlationIdOf(request, lambda);
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"
-        ? answerHttp(container, request, lambda, correlationId, trace, sink)
+        ? answerHttp(container, mcp, { ...edgeEvent(request), lambda, correlationId, trace, sinkFor })
         : answerInvocation(container, request.payload, lambda, correlationId, trace);
     return tracing === undefined ? answer(undefined) : inInvocation(await tracing, answer);
   };
 }
 
+/**
+ * `/mcp` behind the HTTP rules, composed once (src/http/middleware/index.ts) for the buffered and the
+ * streamed entries: a request the rules refuse is answered by them (Middy's early return); the route
+ * and its request context get one that passed, with what the rules decided (CORS, session, tenant).
+ * No early timeout of its own: the entry's Middy has one, and a streamed answer runs to its end.
+ */
+function mcpThroughEdge(container: Container) {
+  const route = async (call: McpCall): Promise<Answer<HttpResponse>> => {
+    const { request, decided, lambda, report, trace, correlationId, sinkFor } = call;
+    const replyBytes = container.mcpOptions.limits.replyBytes;
+    const requester = { principal: request.principal, answerBy: request.answerBy, tenant: decided.tenant };
+    const started = container.startRequestIn(lambda, requester, replyBytes, report, trace, correlationId);
+    try {
+      const context = sinkFor === undefined ? started : withStreamSink(started, sinkFor(decided));
+      return await handleMcp(call, container.mcpOptions, context);
+    } finally {
+      started.end();
+    }
+  };
+  return middy<McpCall, Answer<HttpResponse>>(route, { timeoutEarlyInMillis: 0 }).use(
+    edgeMiddlewares(container.mcpOptions),
+  );
+}
+
+type McpThroughEdge = ReturnType<typeof mcpThroughEdge>;
+
 /** An HTTP request (API Gateway, Function URL): its route's answer, then its request line. */
-async function answerHttp(
-  container: Container,
-  request: HttpRequest,
-  lambda: Context | undefined,
-  correlationId: string | undefined,
-  trace: Trace | undefined,
-  sink: StreamSink | undefined,
-): Promise<HttpResponse> {
+async function answerHttp(container: Container, mcp: McpThroughEdge, call: Omit<McpCall, "report">) {
+  const { request, lambda, correlationId, trace } = call;
   const startedAt = performance.now();
   const report = container.newReport();
   const route = routeOf(request.path);
@@ -72,14 +109,7 @@ async function answerHttp(
   } else if (route === "resource-metadata") {
     answer = httpAnswer(handleResourceMetadata(request, container.config.oauth));
   } else if (route === "mcp") {
-    const replyBytes = container.mcpOptions.limits.replyBytes;
-    const started = container.startRequestIn(lambda, request, replyBytes, report, trace, correlationId);
-    try {
-      const context = sink === undefined ? started : withStreamSink(started, sink);
-      answer = await handleMcp(request, container.mcpOptions, context);
-    } finally {
-      started.end();
-    }
+    answer = await mcp({ ...call, report }, lambda);
   } else {
     answer = httpAnswer(jsonResponse(404, { error: "Not found" }, {}));
   }
