@@ -2,23 +2,23 @@ import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { Config } from "./config.js";
 import { buildContainer, type Container, type Dependencies } from "./container.js";
-import { type StreamSink, withStreamSink } from "./context.js";
 import { normalizeEvent } from "./http/event.js";
-import { type Decided, type EdgeEvent, edgeEvent, edgeMiddlewares } from "./http/middleware/index.js";
+import { edgeEvent } from "./http/middleware/index.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { lastResort } from "./lastResort.js";
+import { type McpCall, type McpThroughEdge, mcpThroughEdge, type SinkFor } from "./mcpThroughEdge.js";
 import * as log from "./requestLog.js";
 import { type Answer, httpAnswer } from "./routes/answer.js";
 import { DIRECT_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
-import { handleMcp } from "./routes/mcp.js";
 import { handleResourceMetadata } from "./routes/resourceMetadata.js";
 import { SERVER_NAME, SERVER_VERSION } from "./server.js";
 import { annotateAnswer, inInvocation, type Trace } from "./tracing/trace.js";
 
 export type { Dependencies } from "./container.js";
+export type { SinkFor } from "./mcpThroughEdge.js";
 export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
 
 /**
@@ -35,21 +35,6 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   const route = routerFor(container);
   const handler = (event: unknown, lambda: Context) => route(event, lambda, undefined);
   return middy(handler).onError(lastResort(container));
-}
-
-/**
- * The stream sink of a streamed answer, made from what the edge decided of its request (its CORS
- * headers and session for the event stream's headers, the session for keeping its events).
- */
-export type SinkFor = (decided: Decided) => StreamSink;
-
-/** One `/mcp` request on its way through the edge (src/http/middleware/) to the route. */
-interface McpCall extends EdgeEvent {
-  lambda: Context;
-  correlationId: string | undefined;
-  trace: Trace | undefined;
-  report: ReturnType<Container["newReport"]>;
-  sinkFor: SinkFor | undefined;
 }
 
 /** The path from the event (`request`, when read already) to its answer; `sinkFor` for a streamed answer. */
@@ -70,32 +55,6 @@ export function routerFor(container: Container) {
     return tracing === undefined ? answer(undefined) : inInvocation(await tracing, answer);
   };
 }
-
-/**
- * `/mcp` behind the HTTP rules, composed once (src/http/middleware/index.ts) for the buffered and the
- * streamed entries: a request the rules refuse is answered by them (Middy's early return); the route
- * and its request context get one that passed, with what the rules decided (CORS, session, tenant).
- * No early timeout of its own: the entry's Middy has one, and a streamed answer runs to its end.
- */
-function mcpThroughEdge(container: Container) {
-  const route = async (call: McpCall): Promise<Answer<HttpResponse>> => {
-    const { request, decided, lambda, report, trace, correlationId, sinkFor } = call;
-    const replyBytes = container.mcpOptions.limits.replyBytes;
-    const requester = { principal: request.principal, answerBy: request.answerBy, tenant: decided.tenant };
-    const started = container.startRequestIn(lambda, requester, replyBytes, report, trace, correlationId);
-    try {
-      const context = sinkFor === undefined ? started : withStreamSink(started, sinkFor(decided));
-      return await handleMcp(call, container.mcpOptions, context);
-    } finally {
-      started.end();
-    }
-  };
-  return middy<McpCall, Answer<HttpResponse>>(route, { timeoutEarlyInMillis: 0 }).use(
-    edgeMiddlewares(container.mcpOptions),
-  );
-}
-
-type McpThroughEdge = ReturnType<typeof mcpThroughEdge>;
 
 /** An HTTP request (API Gateway, Function URL): its route's answer, then its request line. */
 async function answerHttp(container: Container, mcp: McpThroughEdge, call: Omit<McpCall, "report">) {
