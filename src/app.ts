@@ -2,22 +2,23 @@ import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { Config } from "./config.js";
 import { buildContainer, type Container, type Dependencies } from "./container.js";
-import { type StreamSink, withStreamSink } from "./context.js";
-import { type HttpRequest, normalizeEvent } from "./http/event.js";
+import { normalizeEvent } from "./http/event.js";
+import { edgeEvent } from "./http/middleware/index.js";
 import { type HttpResponse, jsonResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
 import { lastResort } from "./lastResort.js";
+import { type McpCall, type McpThroughEdge, mcpThroughEdge, type SinkFor } from "./mcpThroughEdge.js";
 import * as log from "./requestLog.js";
 import { type Answer, httpAnswer } from "./routes/answer.js";
 import { DIRECT_REPLY_BYTES } from "./routes/ceiling.js";
 import { handleDirect } from "./routes/direct.js";
 import { handleHealth } from "./routes/health.js";
-import { handleMcp } from "./routes/mcp.js";
 import { handleResourceMetadata } from "./routes/resourceMetadata.js";
 import { SERVER_NAME, SERVER_VERSION } from "./server.js";
 import { annotateAnswer, inInvocation, type Trace } from "./tracing/trace.js";
 
 export type { Dependencies } from "./container.js";
+export type { SinkFor } from "./mcpThroughEdge.js";
 export type Handler = MiddyfiedHandler<unknown, unknown, Error, Context>;
 
 /**
@@ -36,33 +37,28 @@ export function createHandler(config: Config, dependencies: Dependencies = {}): 
   return middy(handler).onError(lastResort(container));
 }
 
-/** The path from the event (`request`, when read already) to its answer; `sink` for a streamed answer. */
+/** The path from the event (`request`, when read already) to its answer; `sinkFor` for a streamed answer. */
 export function routerFor(container: Container) {
   const { tracing } = container;
+  const mcp = mcpThroughEdge(container);
   return async (
     event: unknown,
     lambda: Context,
-    sink: StreamSink | undefined,
+    sinkFor: SinkFor | undefined,
     request = normalizeEvent(event),
   ): Promise<unknown> => {
     const correlationId = container.correlationIdOf(request, lambda);
     const answer = (trace: Trace | undefined) =>
       request.kind === "http"
-        ? answerHttp(container, request, lambda, correlationId, trace, sink)
+        ? answerHttp(container, mcp, { ...edgeEvent(request), lambda, correlationId, trace, sinkFor })
         : answerInvocation(container, request.payload, lambda, correlationId, trace);
     return tracing === undefined ? answer(undefined) : inInvocation(await tracing, answer);
   };
 }
 
 /** An HTTP request (API Gateway, Function URL): its route's answer, then its request line. */
-async function answerHttp(
-  container: Container,
-  request: HttpRequest,
-  lambda: Context | undefined,
-  correlationId: string | undefined,
-  trace: Trace | undefined,
-  sink: StreamSink | undefined,
-): Promise<HttpResponse> {
+async function answerHttp(container: Container, mcp: McpThroughEdge, call: Omit<McpCall, "report">) {
+  const { request, lambda, correlationId, trace } = call;
   const startedAt = performance.now();
   const report = container.newReport();
   const route = routeOf(request.path);
@@ -72,14 +68,7 @@ async function answerHttp(
   } else if (route === "resource-metadata") {
     answer = httpAnswer(handleResourceMetadata(request, container.config.oauth));
   } else if (route === "mcp") {
-    const replyBytes = container.mcpOptions.limits.replyBytes;
-    const started = container.startRequestIn(lambda, request, replyBytes, report, trace, correlationId);
-    try {
-      const context = sink === undefined ? started : withStreamSink(started, sink);
-      answer = await handleMcp(request, container.mcpOptions, context);
-    } finally {
-      started.end();
-    }
+    answer = await mcp({ ...call, report }, lambda);
   } else {
     answer = httpAnswer(jsonResponse(404, { error: "Not found" }, {}));
   }

@@ -7,7 +7,6 @@ import type { Config } from "./config.js";
 import { type Invocation, type StartedRequest, startRequest } from "./context.js";
 import { requestTimeoutMs } from "./deadline.js";
 import type { DirectInvocation, HttpRequest } from "./http/event.js";
-import { tenantOf } from "./http/rules.js";
 import { memoize } from "./memoize.js";
 import { MetricsRecorder, type RequestSummary } from "./metrics/emf.js";
 import { RequestReport } from "./metrics/report.js";
@@ -79,7 +78,8 @@ export interface Container {
     request: {
       principal: string | undefined;
       answerBy: number | undefined;
-      claims?: Readonly<Record<string, unknown>> | undefined;
+      /** The caller's tenant as the edge decided it (src/http/middleware/tenant.ts). */
+      tenant?: string | undefined;
     },
     replyBytes: number,
     report: RequestReport | undefined,
@@ -164,7 +164,7 @@ export function buildContainer(config: Config, dependencies: Dependencies, strea
       return startRequest({
         timeoutMs: requestTimeoutMs(lambda, streamed ? undefined : request.answerBy),
         principal: request.principal,
-        tenant: config.tenants === undefined ? undefined : tenantOf(request, config.tenants.claim),
+        tenant: request.tenant,
         replyBytes,
         report,
         trace,

@@ -25,17 +25,18 @@ export interface Keeping {
 /**
  * Where a POST's stream keeps its events: in a 2025-revision session where events are kept
  * (SESSION_TABLE). The route has checked the session before any event is made; 2026-07-28 has no
- * sessions and no resumption. `writerDeadline`: when the invocation answering it ends.
+ * sessions and no resumption. `sessionId`: the one the edge read (src/http/middleware/sessionHeader.ts).
+ * `writerDeadline`: when the invocation answering it ends.
  */
 export function keepingFor(
   request: HttpRequest,
+  sessionId: string | undefined,
   store: StreamEventStore | undefined,
   fault: (error: unknown, where: string) => void,
   writerDeadline: number,
 ): Keeping | undefined {
-  const sessionId = request.headers["mcp-session-id"];
   const version = request.headers["mcp-protocol-version"];
-  if (store === undefined || sessionId === undefined || sessionId === "") return undefined;
+  if (store === undefined || sessionId === undefined) return undefined;
   if (version !== undefined && isModernVersion(version)) return undefined;
   const onFault = (error: unknown) => fault(error, "keeping a stream event");
   const replyTo = replyToIn(request.body);

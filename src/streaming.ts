@@ -1,21 +1,22 @@
 import type { Writable } from "node:stream";
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "aws-lambda";
-import { routerFor } from "./app.js";
+import { routerFor, type SinkFor } from "./app.js";
 import type { Config } from "./config.js";
 import { buildContainer, type Dependencies } from "./container.js";
-import type { StreamSink } from "./context.js";
 import { invocationEndsAt } from "./deadline.js";
 import { EventWriter } from "./eventWriter.js";
 import { type HttpRequest, normalizeEvent } from "./http/event.js";
-import { corsHeaders, type HttpResponse } from "./http/responses.js";
+import type { Decided } from "./http/middleware/edge.js";
+import { SESSION_HEADER } from "./http/middleware/sessionHeader.js";
+import type { HttpResponse } from "./http/responses.js";
 import { routeOf } from "./http/route.js";
-import { isOriginAllowed } from "./http/rules.js";
 import { acceptsEventStream, SSE_HEADERS } from "./http/sse.js";
 import { failedRequestAnswer } from "./lastResort.js";
 import { serverFault } from "./protocol/jsonrpc.js";
 import { ResponseOut } from "./responseStream.js";
-import { type Keeping, keepingFor, watchCancellation } from "./streamKeeping.js";
+import type { StreamEventStore } from "./sessions/streamEvents.js";
+import { keepingFor, watchCancellation } from "./streamKeeping.js";
 
 export { KEEPALIVE_MS } from "./responseStream.js";
 
@@ -54,11 +55,7 @@ export function createStreamingHandler(config: Config, dependencies: Dependencie
     const fault: Fault = (error, where) => container.reportFault(error, where, invocation);
     const endsAt = invocationEndsAt(lambda);
     try {
-      await answer(event, lambda, out, route, (request) => ({
-        config,
-        fault,
-        keeping: keepingFor(request, store, fault, endsAt),
-      }));
+      await answer(event, lambda, out, route, { fault, store, endsAt });
     } catch (error) {
       // Nothing sent yet: the answer createHandler gives a failure. Once sent, the status stands.
       if (out.opened) fault(error, "streamed answer");
@@ -70,10 +67,12 @@ export function createStreamingHandler(config: Config, dependencies: Dependencie
   });
 }
 
+/** What a streamed answer needs besides its request: where faults go, and where its events are kept. */
 interface Streaming {
-  config: Config;
   fault: Fault;
-  keeping: Keeping | undefined;
+  store: StreamEventStore | undefined;
+  /** When the invocation answering it ends (how long a kept stream's writer may still write). */
+  endsAt: number;
 }
 
 async function answer(
@@ -81,7 +80,7 @@ async function answer(
   lambda: Context,
   out: ResponseOut,
   route: Route,
-  streaming: (request: HttpRequest) => Streaming,
+  streaming: Streaming,
 ): Promise<void> {
   const request = normalizeEvent(event);
   // A direct invocation's reply is JSON-RPC itself: streamed as its JSON text.
@@ -89,12 +88,10 @@ async function answer(
     return out.raw(JSON.stringify((await route(event, lambda, undefined, request)) ?? null));
   if (!acceptsEvents(request)) {
     const response = (await route(event, lambda, undefined, request)) as HttpResponse;
-    return response.events === undefined
-      ? out.whole(response)
-      : follow(response, out, streaming(request).fault);
+    return response.events === undefined ? out.whole(response) : follow(response, out, streaming.fault);
   }
-  const serve = (sink: StreamSink) => route(event, lambda, sink, request) as Promise<HttpResponse>;
-  return streamedOrWhole(request, out, serve, streaming(request));
+  const serve = (sinkFor: SinkFor) => route(event, lambda, sinkFor, request) as Promise<HttpResponse>;
+  return streamedOrWhole(request, out, serve, streaming);
 }
 
 /** A POST to /mcp whose client takes an SSE answer (MCP clients accept both JSON and SSE). */
@@ -106,32 +103,37 @@ function acceptsEvents(request: HttpRequest): boolean {
  * The answer as SSE from the request's first notification on, or its JSON when it finishes with none.
  * Once the stream has started the reply is its last event; a failure then is a `-32603` event, its
  * cause told as a fault. A stream that is not kept stops its request when the front door closes it
- * (its client cannot get the reply); a kept one runs to its reply, which its client can resume.
+ * (its client cannot get the reply); a kept one runs to its reply, which its client can resume. The
+ * sink is made once the request has passed the edge, from what the edge decided of it.
  */
 async function streamedOrWhole(
   request: HttpRequest,
   out: ResponseOut,
-  serve: (sink: StreamSink) => Promise<HttpResponse>,
-  { config, fault, keeping }: Streaming,
+  serve: (sinkFor: SinkFor) => Promise<HttpResponse>,
+  { fault, store, endsAt }: Streaming,
 ): Promise<void> {
   let writer: EventWriter | undefined;
   let replied = false;
-  const watch = keeping?.requestId === undefined ? undefined : watchCancellation(keeping, keeping.requestId);
-  const sink: StreamSink = {
-    notify: (notification: JSONRPCNotification) => {
-      if (replied) return;
-      if (writer === undefined) {
-        out.open(200, eventStreamHeaders(request, config), true);
-        writer = new EventWriter(out, keeping);
-      }
-      writer.send(JSON.stringify(notification));
-    },
-    // A kept stream runs to its reply, which its client can resume, unless the client cancels it.
-    gone: watch?.signal ?? (keeping === undefined ? out.gone : undefined),
+  let watch: ReturnType<typeof watchCancellation> | undefined;
+  const sinkFor: SinkFor = (decided) => {
+    const keeping = keepingFor(request, decided.sessionId, store, fault, endsAt);
+    watch = keeping?.requestId === undefined ? undefined : watchCancellation(keeping, keeping.requestId);
+    return {
+      notify: (notification: JSONRPCNotification) => {
+        if (replied) return;
+        if (writer === undefined) {
+          out.open(200, eventStreamHeaders(decided), true);
+          writer = new EventWriter(out, keeping);
+        }
+        writer.send(JSON.stringify(notification));
+      },
+      // A kept stream runs to its reply, which its client can resume, unless the client cancels it.
+      gone: watch?.signal ?? (keeping === undefined ? out.gone : undefined),
+    };
   };
   let response: HttpResponse;
   try {
-    response = await serve(sink);
+    response = await serve(sinkFor);
   } catch (error) {
     watch?.stop();
     if (writer === undefined) throw error;
@@ -160,14 +162,8 @@ async function follow(response: HttpResponse, out: ResponseOut, fault: Fault): P
 }
 
 /** The headers of an SSE answer: what the JSON answer would have had (CORS, the session), as a stream. */
-function eventStreamHeaders(request: HttpRequest, config: Config): Record<string, string> {
-  const origin = request.headers.origin;
-  const sessionId = request.headers["mcp-session-id"];
-  return {
-    ...corsHeaders(origin, origin === undefined || isOriginAllowed(origin, config.allowedOrigins)),
-    ...(sessionId === undefined || sessionId === "" ? {} : { "Mcp-Session-Id": sessionId }),
-    ...SSE_HEADERS,
-  };
+function eventStreamHeaders({ cors, sessionId }: Decided): Record<string, string> {
+  return { ...cors, ...(sessionId === undefined ? {} : { [SESSION_HEADER]: sessionId }), ...SSE_HEADERS };
 }
 
 function isHttpResponse(value: unknown): value is HttpResponse {

@@ -8,28 +8,16 @@ import {
   statusOf,
 } from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
-import type { HttpRequest } from "../http/event.js";
+import type { Decided, EdgeEvent, EdgeSettings } from "../http/middleware/index.js";
+import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
 import {
   ALLOWED_METHODS,
-  CORS_PREFLIGHT_HEADERS,
-  corsHeaders,
   emptyResponse,
   type HttpResponse,
   jsonResponse,
   jsonRpcErrorResponse,
   serializedJsonResponse,
 } from "../http/responses.js";
-import {
-  isOriginAllowed,
-  isWellFormedSessionId,
-  type Refusal,
-  type RuleSettings,
-  refuseForeignOrigin,
-  refuseMissingScope,
-  refuseOversizeBody,
-  refusePostHeaders,
-  refuseWithoutTenant,
-} from "../http/rules.js";
 import { type Body, type Classification, classify, type Malformed } from "../protocol/classify.js";
 import { ErrorCode, methodNamesIn, replyJson, SERVER_ERROR } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
@@ -41,13 +29,12 @@ import { noteCancellations, resumeStream } from "./resume.js";
 import {
   badSessionId,
   SESSION_HEADER,
-  sessionIdOf,
   sessionIdRequired,
   sessionNotFound,
   whileStoreAnswers,
 } from "./sessionAnswers.js";
 
-export interface McpRouteOptions extends RuleSettings {
+export interface McpRouteOptions extends EdgeSettings {
   pythonCompat: boolean;
   /** A bridge to a fresh MCP server, for one request only. */
   openBridge: () => Promise<Bridge>;
@@ -71,38 +58,27 @@ export interface McpRouteOptions extends RuleSettings {
 /** What the Python Lambda answered where nothing was to be answered. */
 export const PYTHON_NOTIFICATION_REPLY = { jsonrpc: "2.0" };
 
+/**
+ * `/mcp` for a request that passed the edge (src/http/middleware/: its refusals, its preflight), with
+ * what the edge decided of it (its CORS headers, its session id).
+ */
 export async function handleMcp(
-  request: HttpRequest,
+  { request, decided }: EdgeEvent,
   options: McpRouteOptions,
   context: RequestContext,
 ): Promise<Answer<HttpResponse>> {
-  const origin = request.headers.origin;
-  const cors = corsHeaders(origin, origin === undefined || isOriginAllowed(origin, options.allowedOrigins));
-  const preflight = request.method === "OPTIONS";
-  const sizeRefusal = preflight ? undefined : refuseOversizeBody(request, options);
-  // The token's scopes first, as API Gateway's authorizer checks them before anything reaches us; a
-  // browser's preflight carries no token.
-  const refusal =
-    refuseMissingScope(request, options) ??
-    (preflight ? undefined : refuseWithoutTenant(request, options)) ??
-    sizeRefusal ??
-    refuseForeignOrigin(request, options);
-  if (refusal) return httpAnswer(refuse(refusal, cors));
-
-  if (preflight) return httpAnswer(preflightAnswer(cors));
+  const cors = decided.cors;
   if (request.method === "DELETE" && options.sessions) {
-    return httpAnswer(await endSession(request, options.sessions, cors, context));
+    return httpAnswer(await endSession(decided, options.sessions, context));
   }
   if (request.method === "GET" && options.sessions && options.resumption) {
-    const resumed = await resumeStream(request, options.sessions, options.resumption, cors, context);
+    const resumed = await resumeStream(request, options.sessions, options.resumption, decided, context);
     if (resumed) return httpAnswer(resumed);
   }
   if (request.method !== "POST") {
     const allow = { ...cors, Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
     return httpAnswer(jsonRpcErrorResponse(405, SERVER_ERROR, "Method not allowed", allow));
   }
-  const headerRefusal = refusePostHeaders(request);
-  if (headerRefusal) return httpAnswer(refuse(headerRefusal, cors));
 
   const body = parseBody(request.body);
   const payload = "json" in body ? body.json : undefined;
@@ -114,7 +90,7 @@ export async function handleMcp(
   }
   if (inbound.kind === "malformed")
     return httpAnswer(answerMalformed(inbound, options.pythonCompat, cors, options.limits));
-  const response = await serve(payload, inbound, request, options, cors, context);
+  const response = await serve(payload, inbound, decided.sessionId, options, cors, context);
   return { body: response, status: response.statusCode, methods: methodNamesIn(payload), era: "legacy" };
 }
 
@@ -175,13 +151,12 @@ function answerMalformed(
 async function serve(
   payload: unknown,
   inbound: Legacy,
-  request: HttpRequest,
+  sessionId: string | undefined,
   options: McpRouteOptions,
   cors: Record<string, string>,
   context: RequestContext,
 ): Promise<HttpResponse> {
   const sessions = options.sessions;
-  const sessionId = sessionIdOf(request);
   const initialize = inbound.kind === "initialize" ? inbound.request : undefined;
   if (sessions && sessionId !== undefined) {
     if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
@@ -222,25 +197,15 @@ async function serve(
 }
 
 async function endSession(
-  request: HttpRequest,
+  { cors, sessionId }: Decided,
   sessions: SessionManager,
-  cors: Record<string, string>,
   context: RequestContext,
 ): Promise<HttpResponse> {
-  const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sessionIdRequired(cors);
   if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
   return whileStoreAnswers(cors, async () =>
     (await sessions.delete(sessionId, context)) ? emptyResponse(204, cors) : sessionNotFound(cors),
   );
-}
-
-function refuse(refusal: Refusal, cors: Record<string, string>): HttpResponse {
-  return jsonRpcErrorResponse(refusal.status, refusal.code, refusal.message, { ...cors, ...refusal.headers });
-}
-
-function preflightAnswer(cors: Record<string, string>): HttpResponse {
-  return emptyResponse(204, { ...cors, ...CORS_PREFLIGHT_HEADERS });
 }
 
 function toHttpResponse(

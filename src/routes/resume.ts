@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "../context.js";
 import type { HttpRequest } from "../http/event.js";
+import type { Decided } from "../http/middleware/edge.js";
+import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
 import { type HttpResponse, jsonRpcErrorResponse } from "../http/responses.js";
-import { isWellFormedSessionId } from "../http/rules.js";
 import { acceptsEventStream, SSE_HEADERS, sseEvent } from "../http/sse.js";
 import { isPlainObject } from "../json.js";
 import { ErrorCode, errorReply, type JSONRPCErrorResponse, type RequestId } from "../protocol/jsonrpc.js";
@@ -17,7 +18,6 @@ import {
 import {
   badSessionId,
   SESSION_HEADER,
-  sessionIdOf,
   sessionIdRequired,
   sessionNotFound,
   whileStoreAnswers,
@@ -48,7 +48,7 @@ export async function resumeStream(
   request: HttpRequest,
   sessions: SessionManager,
   store: StreamEventStore,
-  cors: Record<string, string>,
+  { cors, sessionId }: Decided,
   context: RequestContext,
 ): Promise<HttpResponse | undefined> {
   const lastEventId = request.headers["last-event-id"];
@@ -61,7 +61,6 @@ export async function resumeStream(
       cors,
     );
   }
-  const sessionId = sessionIdOf(request);
   if (sessionId === undefined) return sessionIdRequired(cors);
   if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
   return whileStoreAnswers(cors, async () => {

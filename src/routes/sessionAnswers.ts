@@ -1,4 +1,3 @@
-import type { HttpRequest } from "../http/event.js";
 import { type HttpResponse, jsonResponse, jsonRpcErrorResponse } from "../http/responses.js";
 import {
   ErrorCode,
@@ -12,12 +11,7 @@ import { SessionDataError, SessionStoreError } from "../sessions/store.js";
 // The answers of the session rules, shared by the routes that take a session (routes/mcp.ts,
 // routes/resume.ts).
 
-export const SESSION_HEADER = "Mcp-Session-Id";
-
-export function sessionIdOf(request: HttpRequest): string | undefined {
-  const value = request.headers["mcp-session-id"];
-  return value === undefined || value === "" ? undefined : value;
-}
+export { SESSION_HEADER } from "../http/middleware/sessionHeader.js";
 
 export function badSessionId(cors: Record<string, string>): HttpResponse {
   return jsonRpcErrorResponse(

@@ -1,0 +1,31 @@
+import { CORS_PREFLIGHT_HEADERS, corsHeaders, emptyResponse } from "../responses.js";
+import { type EdgeMiddleware, edgeAnswer, isPreflight } from "./edge.js";
+import { isOriginAllowed } from "./origin.js";
+
+// Our own rather than @middy/http-cors: that one writes its headers in `after`, which Middy skips for
+// an answer a `before` returns early (every refusal here), and it answers `*` or nothing where the
+// contract echoes an allowed origin and sends only `Vary: Origin` for a refused one.
+
+/**
+ * Decides the CORS headers of every answer to the request, first, so that a refusal carries them too:
+ * the caller's origin when allowed (`*` when none was sent), nothing but `Vary` when refused.
+ */
+export function corsDecision(allowedOrigins: readonly string[]): EdgeMiddleware {
+  return {
+    name: "cors",
+    before: ({ event }) => {
+      const origin = event.request.headers.origin;
+      const allowed = origin === undefined || isOriginAllowed(origin, allowedOrigins);
+      event.decided.cors = corsHeaders(origin, allowed);
+    },
+  };
+}
+
+/** The preflight answer (204 with the methods and headers browsers may use), once the rules let it by. */
+export const corsPreflight: EdgeMiddleware = {
+  name: "cors-preflight",
+  before: ({ event }) =>
+    isPreflight(event.request)
+      ? edgeAnswer(emptyResponse(204, { ...event.decided.cors, ...CORS_PREFLIGHT_HEADERS }))
+      : undefined,
+};
