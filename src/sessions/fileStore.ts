@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { link, lstat, opendir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RequestContext } from "../context.js";
+import { BaseSessionStore, type RecordLimit } from "./baseStore.js";
 import {
   codeOf,
   describeError,
@@ -12,12 +13,10 @@ import {
 } from "./fileAccess.js";
 import { DirectoryBudget, FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
 import { type Lock, SessionLocks, STALE_LOCK_MS } from "./fileLocks.js";
-import { parseRecord, toStored } from "./fileRecord.js";
-import { checkStorable } from "./limits.js";
+import { applyChanges, hasExpired, parseRecord, type Serialised, serialise } from "./record.js";
 import { checkSessionDirectory, prepareSessionDirectory } from "./sessionDirectory.js";
 import {
   type SessionChanges,
-  SessionDataError,
   type SessionRecord,
   type SessionStore,
   SessionStoreError,
@@ -76,20 +75,10 @@ const RECOUNT_INTERVAL_MS = 60_000;
 /** A temporary file lives for the milliseconds between its write and its rename: one this old is debris. */
 const STALE_TEMP_MS = 60_000;
 
-/** Session ids are UUIDs: anything else with a dot, a slash or a strange character never becomes a path. */
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
 const RECORD_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.json$/;
 const TEMP_FILE = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.\d+\.[0-9a-f]+\.tmp$/;
 const LOCK_FILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.lock$/;
 const BROKEN_LOCK_FILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.lock\.[0-9a-f]+\.stale$/;
-
-/** The fields an update may change (anything else in `changes` is ignored, as the DynamoDB store does). */
-const CHANGE_FIELDS = [
-  "logLevel",
-  "expiresAt",
-  "updatedAt",
-] as const satisfies readonly (keyof SessionChanges)[];
 
 /** A session file as read: its record and size, or why it is not one. */
 type Loaded = { record: SessionRecord; bytes: number } | { problem: string };
@@ -113,7 +102,8 @@ type Loaded = { record: SessionRecord; bytes: number } | { problem: string };
  *   on first use, then every SWEEP_INTERVAL_MS. Until then an expired record is returned as it is, as
  *   the other stores do: expiry is the caller's check.
  */
-export class FileSessionStore implements SessionStore {
+export class FileSessionStore extends BaseSessionStore implements SessionStore {
+  protected readonly keyName = "file name";
   /** The session files' directory, absolute. */
   readonly directory: string;
   private readonly now: () => number;
@@ -143,6 +133,7 @@ export class FileSessionStore implements SessionStore {
     onWarning = (message) => console.warn(message),
     limits = {},
   }: FileSessionStoreOptions) {
+    super();
     this.directory = resolve(directory);
     this.now = now;
     this.budget = new DirectoryBudget({ ...FILE_STORE_LIMITS, ...limits });
@@ -161,54 +152,43 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
-  async create(record: SessionRecord, _context: RequestContext): Promise<void> {
-    const id = record.sessionId;
-    if (!SAFE_ID.test(id)) {
-      throw new SessionStoreError("session store create failed: the session id is not a safe file name");
-    }
-    checkStorable(record);
-    const text = JSON.stringify(toStored(record));
-    const bytes = Buffer.byteLength(text);
-    const limit = Math.min(FILE_STORE_MAX_RECORD_BYTES, this.budget.limits.maxBytes);
-    if (bytes > limit) {
-      throw new SessionDataError(
-        `Invalid params for initialize: the session takes ${bytes} bytes, more than the ${limit} a session file holds`,
-      );
-    }
+  protected recordLimit(): RecordLimit {
+    return {
+      bytes: Math.min(FILE_STORE_MAX_RECORD_BYTES, this.budget.limits.maxBytes),
+      holder: "a session file holds",
+    };
+  }
+
+  protected async putRecord(record: SessionRecord, { text, bytes }: Serialised): Promise<void> {
     await this.begin("create");
     const turn = this.creating.then(() => this.createFile(record, text, bytes));
     this.creating = turn.catch(() => undefined);
     await turn;
   }
 
-  async get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
-    if (!SAFE_ID.test(sessionId)) return undefined;
+  protected async getRecord(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
     await this.begin("get");
     const record = await this.read(sessionId, "get", context);
     if (record) this.budget.touch(sessionId, this.now());
     return record;
   }
 
-  async update(
+  protected async updateRecord(
     sessionId: string,
     expectedVersion: number,
     changes: SessionChanges,
     bumpVersion: boolean,
     context: RequestContext,
   ): Promise<UpdateResult> {
-    if (!SAFE_ID.test(sessionId)) return "missing";
     await this.begin("update");
     const lock = await this.locks.lock(sessionId, "update", context);
     try {
       const current = await this.read(sessionId, "update", lock);
       if (!current) return "missing";
       if (current.version !== expectedVersion) return "conflict";
-      const updated: SessionRecord = { ...current, version: current.version + (bumpVersion ? 1 : 0) };
-      for (const field of CHANGE_FIELDS) {
-        if (Object.hasOwn(changes, field)) Object.assign(updated, { [field]: changes[field] });
-      }
+      const updated = applyChanges(current, changes, bumpVersion);
       this.noteWrite(sessionId);
-      const text = JSON.stringify(toStored(updated));
+      const { text, bytes } = serialise(updated);
       const temp = await this.writeTemp(sessionId, text, "update");
       try {
         await this.locks.checkHeld(lock, "update");
@@ -219,15 +199,14 @@ export class FileSessionStore implements SessionStore {
         await removeQuietly(temp);
       }
       // An update never makes room: it changes a record's size by a few bytes, the next create evens it out.
-      this.budget.note(sessionId, Buffer.byteLength(text), updated.expiresAt, this.now());
+      this.budget.note(sessionId, bytes, updated.expiresAt, this.now());
       return "updated";
     } finally {
       await this.locks.unlock(lock);
     }
   }
 
-  async delete(sessionId: string, context: RequestContext): Promise<boolean> {
-    if (!SAFE_ID.test(sessionId)) return false;
+  protected async deleteRecord(sessionId: string, context: RequestContext): Promise<boolean> {
     await this.begin("delete");
     const lock = await this.locks.lock(sessionId, "delete", context);
     try {
@@ -416,7 +395,7 @@ export class FileSessionStore implements SessionStore {
   }
 
   private isExpired(record: SessionRecord): boolean {
-    return record.expiresAt <= this.now() / 1000;
+    return hasExpired(record, this.now());
   }
 
   /** What every call does first: make the directory (once), and start a sweep when one is due. */

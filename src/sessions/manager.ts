@@ -6,6 +6,7 @@ import { type RequestContext, timeLeft, withMargin } from "../context.js";
 import { Lru } from "../lru.js";
 import { ErrorCode, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";
 import { checkInitializeParams } from "./limits.js";
+import { hasExpired } from "./record.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";
 
 export interface SessionManagerOptions {
@@ -260,7 +261,7 @@ export class SessionManager {
   }
 
   private isExpired(record: SessionRecord): boolean {
-    return record.expiresAt * 1000 <= this.now();
+    return hasExpired(record, this.now());
   }
 
   private expiryFrom(now: number): number {
