@@ -29,6 +29,7 @@ import {
   withReport,
   withTrace,
 } from "./context.js";
+import { TOOL_DEADLINE_MARGIN_MS } from "./deadline.js";
 import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { type Progress, ProgressNotifier } from "./progress.js";
@@ -50,9 +51,6 @@ export const SERVER_VERSION: string = packageJson.version;
 
 /** What this server offers, in every protocol revision: tools, whose list changes only with a deploy. */
 export const TOOLS_CAPABILITY = { tools: { listChanged: false } };
-
-/** A tool gets this much less time than its request, so a slow Prometheus yields the tool's own timeout error. */
-const TOOL_DEADLINE_MARGIN_MS = 250;
 
 export interface ServerOptions {
   /** The tools served, in `tools/list` order. */

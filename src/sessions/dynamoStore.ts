@@ -1,4 +1,5 @@
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
+import { STORE_CALL_TIMEOUT_MS as CALL_TIMEOUT_MS } from "../deadline.js";
 import { firstLine } from "../errors.js";
 import { cutText } from "../text.js";
 import { traced } from "../tracing/trace.js";
@@ -22,9 +23,6 @@ export interface DynamoSessionStoreOptions {
 }
 
 type Commands = DynamoCommands;
-
-/** The longest one store call may take (its attempts included), and never past the request's deadline. */
-const CALL_TIMEOUT_MS = 3_000;
 
 /** One call of the store: the commands, and the abort signal bounding it. */
 type Call<T> = (commands: Commands, abortSignal: AbortSignal) => Promise<T>;
