@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, lstat, opendir, rename, writeFile } from "node:fs/promises";
+import { link, opendir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RequestContext } from "../context.js";
 import { BaseSessionStore, type RecordLimit } from "./baseStore.js";
@@ -11,10 +11,16 @@ import {
   removeQuietly,
   unlinkIfThere,
 } from "./fileAccess.js";
-import { DirectoryBudget, FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
-import { type Lock, SessionLocks, STALE_LOCK_MS } from "./fileLocks.js";
+import {
+  DirectoryBudget,
+  FILE_STORE_LIMITS,
+  FILE_STORE_MAX_RECORD_BYTES,
+  type FileStoreLimits,
+} from "./fileBudget.js";
+import { isDebris, removeStaleDebris } from "./fileDebris.js";
+import { type Lock, SessionLocks } from "./fileLocks.js";
 import { applyChanges, hasExpired, parseRecord, type Serialised, serialise } from "./record.js";
-import { checkSessionDirectory, prepareSessionDirectory } from "./sessionDirectory.js";
+import { checkSessionDirectory, DirectoryGate } from "./sessionDirectory.js";
 import {
   type SessionChanges,
   type SessionRecord,
@@ -23,7 +29,7 @@ import {
   type UpdateResult,
 } from "./store.js";
 
-export { FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
+export { FILE_STORE_LIMITS, FILE_STORE_MAX_RECORD_BYTES, type FileStoreLimits } from "./fileBudget.js";
 
 /** What a file store needs: where its files live, and (for tests) its clock, its limits and where its warnings go. */
 export interface FileSessionStoreOptions {
@@ -47,13 +53,6 @@ export interface SweepResult {
   locks: number;
 }
 
-/**
- * The same bound as a DynamoDB item (400 KB), so a session that works under `npm start` also works
- * deployed. Far above what reaches a store: initialize params are refused over 64 KiB at the edge
- * (SESSION_DATA_LIMITS); this only guards the store itself, and every get reads the whole file.
- */
-export const FILE_STORE_MAX_RECORD_BYTES = 400 * 1024;
-
 /** A file larger than this was not written by this store: it is set aside as corrupt, never read whole. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
@@ -72,13 +71,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  */
 const RECOUNT_INTERVAL_MS = 60_000;
 
-/** A temporary file lives for the milliseconds between its write and its rename: one this old is debris. */
-const STALE_TEMP_MS = 60_000;
-
 const RECORD_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.json$/;
-const TEMP_FILE = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.\d+\.[0-9a-f]+\.tmp$/;
 const LOCK_FILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.lock$/;
-const BROKEN_LOCK_FILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.lock\.[0-9a-f]+\.stale$/;
 
 /** A session file as read: its record and size, or why it is not one. */
 type Loaded = { record: SessionRecord; bytes: number } | { problem: string };
@@ -110,7 +104,7 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
   private readonly warn: (message: string) => void;
   private readonly locks: SessionLocks;
   private readonly budget: DirectoryBudget;
-  private ready: Promise<string | undefined> | undefined;
+  private readonly gate: DirectoryGate;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private sweeping: Promise<SweepResult> | undefined;
   /** When the last sweep that listed the whole directory started (this.now()); undefined before the first. */
@@ -124,8 +118,6 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
   private readonly writtenDuringSweep = new Set<string>();
   /** Files already warned about that could not be set aside: one warning each, not one per read. */
   private readonly warnedStuck = new Set<string>();
-  /** Why the directory was last refused, once warned: one warning until the reason changes. */
-  private warnedRefusal: string | undefined;
 
   constructor({
     directory,
@@ -145,9 +137,12 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
         // The listener's failure is its own: the repair it reports is done.
       }
     };
+    this.gate = new DirectoryGate(this.directory, this.warn, (operation, error) =>
+      this.ioError(operation, error),
+    );
     this.locks = new SessionLocks({
       directory: this.directory,
-      remakeDirectory: (operation) => this.remakeDirectory(operation),
+      remakeDirectory: (operation) => this.gate.remake(operation),
       ioError: (operation, error) => this.ioError(operation, error),
     });
   }
@@ -298,7 +293,7 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
     if (!lock) return;
     try {
       const current = await this.read(sessionId, "create", lock);
-      if (!current || (expired && !this.isExpired(current))) return;
+      if (!current || (expired && !hasExpired(current, this.now()))) return;
       await this.locks.checkHeld(lock, "create");
       await unlinkIfThere(this.fileOf(sessionId)).catch((error: unknown) => {
         throw this.ioError("create", error);
@@ -333,7 +328,7 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
       // A directory refused for its owner or mode is left as it is: nothing in it is read.
       const problem = await checkSessionDirectory(this.directory);
       if (problem !== undefined) {
-        this.warnRefusal(problem);
+        this.gate.warnRefusal(problem);
         return result;
       }
       for await (const entry of await opendir(this.directory)) {
@@ -365,13 +360,13 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
       if (this.writtenDuringSweep.has(recordId)) return;
       // Reading counts the file, and sets a corrupt one aside; a live record costs nothing more.
       const seen = await this.read(recordId, "sweep", undefined);
-      if (!seen || !this.isExpired(seen)) return;
+      if (!seen || !hasExpired(seen, this.now())) return;
       const lock = await this.locks.tryLock(recordId, "sweep");
       if (!lock) return; // in use: the next sweep decides
       try {
         // Re-read under the lock: an update may have extended it since.
         const current = await this.read(recordId, "sweep", lock);
-        if (current && this.isExpired(current) && !this.writtenDuringSweep.has(recordId)) {
+        if (current && hasExpired(current, this.now()) && !this.writtenDuringSweep.has(recordId)) {
           await this.locks.checkHeld(lock, "sweep");
           if (await unlinkIfThere(this.fileOf(recordId))) result.expired++;
           this.budget.forget(recordId);
@@ -379,64 +374,17 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
       } finally {
         await this.locks.unlock(lock);
       }
-    } else if (TEMP_FILE.test(name) || BROKEN_LOCK_FILE.test(name)) {
-      const path = join(this.directory, name);
-      // The name's own age (lstat): a link is removed as any debris, never followed.
-      const modified = await lstat(path).then(
-        (stats) => stats.mtimeMs,
-        () => Date.now(), // gone already
-      );
-      const age = Date.now() - modified;
-      const staleAfter = TEMP_FILE.test(name) ? STALE_TEMP_MS : STALE_LOCK_MS;
-      if (age > staleAfter && (await unlinkIfThere(path)) && TEMP_FILE.test(name)) result.temporary++;
+    } else if (isDebris(name)) {
+      if (await removeStaleDebris(this.directory, name)) result.temporary++;
     } else if (LOCK_FILE.test(name)) {
       if ((await this.locks.breakIfStale(join(this.directory, name), "sweep")) === "broken") result.locks++;
     }
   }
 
-  private isExpired(record: SessionRecord): boolean {
-    return hasExpired(record, this.now());
-  }
-
   /** What every call does first: make the directory (once), and start a sweep when one is due. */
   private async begin(operation: string): Promise<void> {
-    await this.directoryReady(operation);
+    await this.gate.open(operation);
     if (!this.sweeping && this.now() - this.lastSweepAt >= SWEEP_INTERVAL_MS) void this.startSweep();
-  }
-
-  /**
-   * Makes the directory if missing (once) and checks it may be used. A refused directory is checked again
-   * at the next call, so one made right (chmod 700) serves at once; each call meanwhile fails, 503.
-   */
-  private async directoryReady(operation: string): Promise<void> {
-    this.ready ??= prepareSessionDirectory(this.directory);
-    let problem: string | undefined;
-    try {
-      problem = await this.ready;
-    } catch (error) {
-      this.ready = undefined;
-      throw this.ioError(operation, error);
-    }
-    if (problem === undefined) {
-      this.warnedRefusal = undefined;
-      return;
-    }
-    this.ready = undefined;
-    this.warnRefusal(problem);
-    throw new SessionStoreError(`session store ${operation} failed: ${problem}`);
-  }
-
-  /** The directory was removed under a running server: make it again, checked as at first. */
-  private async remakeDirectory(operation: string): Promise<void> {
-    this.ready = undefined;
-    await this.directoryReady(operation);
-  }
-
-  /** A refused directory fails every call with a 503 whose message reaches no log: one warning says why. */
-  private warnRefusal(problem: string): void {
-    if (this.warnedRefusal === problem) return;
-    this.warnedRefusal = problem;
-    this.warn(`session store: ${problem}; until then every session request is answered 503`);
   }
 
   private noteWrite(sessionId: string): void {
@@ -535,7 +483,7 @@ export class FileSessionStore extends BaseSessionStore implements SessionStore {
         await removeQuietly(temp);
         // The directory was removed under a running server: make it again, once.
         if (codeOf(error) !== "ENOENT" || attempt > 0) throw this.ioError(operation, error);
-        await this.remakeDirectory(operation);
+        await this.gate.remake(operation);
       }
     }
   }
