@@ -29,6 +29,7 @@ import {
   withReport,
   withTrace,
 } from "./context.js";
+import { TOOL_DEADLINE_MARGIN_MS } from "./deadline.js";
 import { describeIssues, ToolError, type ToolErrorKind } from "./errors.js";
 import { ToolReport } from "./metrics/report.js";
 import { type Progress, ProgressNotifier } from "./progress.js";
@@ -38,6 +39,7 @@ import { cut } from "./protocol/echo.js";
 import { isLoggedAt, META_KEYS } from "./protocol/envelope.js";
 import { checking } from "./protocol/inboundChecks.js";
 import { constantResult } from "./protocol/jsonrpc.js";
+import { FIT_ATTEMPTS, REFIT_MARGIN, REPLY_ENVELOPE_BYTES, resultBudget } from "./results/budget.js";
 import { type Budget, costOfText, type Fittable, type Fitted, fitsIn, isFittable } from "./results/fit.js";
 import { inlineSizeMeta, resultBytesCap } from "./results/inlineSize.js";
 import { describeTool } from "./toolSchemas.js";
@@ -50,9 +52,6 @@ export const SERVER_VERSION: string = packageJson.version;
 
 /** What this server offers, in every protocol revision: tools, whose list changes only with a deploy. */
 export const TOOLS_CAPABILITY = { tools: { listChanged: false } };
-
-/** A tool gets this much less time than its request, so a slow Prometheus yields the tool's own timeout error. */
-const TOOL_DEADLINE_MARGIN_MS = 250;
 
 export interface ServerOptions {
   /** The tools served, in `tools/list` order. */
@@ -313,7 +312,7 @@ async function answerToolCall(
       withMargin(toldProgress(tracing, request, extra), TOOL_DEADLINE_MARGIN_MS),
       extra.signal,
     ),
-    budget: resultBudget(options, context.replyBytes),
+    budget: resultBudget(options.maxResultTokens, options.maxResultBytes, context.replyBytes),
   };
   const startedAt = performance.now();
   let rendered: Partial<Rendered> = {};
@@ -431,24 +430,6 @@ async function callTool(
 function failed(toolName: string, message: string, options: ServerOptions): { result: CallToolResult } {
   return { result: toolFailure(toolName, message, options) };
 }
-
-/** Room in a reply for everything but the result's text and structured copy: the envelope, the id. */
-const REPLY_ENVELOPE_BYTES = 2_048;
-
-/**
- * The budget of one result: MAX_RESULT_TOKENS, and in bytes its share of the response and MAX_RESULT_BYTES
- * (by default what Claude Code keeps inline: ./results/inlineSize.ts). A reply carries the text escaped (at most twice its bytes) and the
- * structured copy (at most its bytes again), so three times the text always fits.
- */
-function resultBudget(options: ServerOptions, replyBytes: number): Budget {
-  const share = Math.max(0, Math.floor((replyBytes - REPLY_ENVELOPE_BYTES) / 3));
-  return { tokens: options.maxResultTokens, bytes: Math.min(share, resultBytesCap(options.maxResultBytes)) };
-}
-
-/** A result over the budget is cut again with less this many times, then given up on. */
-const FIT_ATTEMPTS = 4;
-/** Asking again, the budget shrinks by what the last text was over, and this much more. */
-const REFIT_MARGIN = 0.97;
 
 /**
  * The tool's result as MCP content: its JSON as text and the same object as structuredContent, and

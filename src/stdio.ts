@@ -2,17 +2,14 @@ import { Console } from "node:console";
 import { Logger, type LogItem } from "@aws-lambda-powertools/logger";
 import { type Config, ConfigError, configFromEnvironment, configWarnings } from "./config.js";
 import type { Invocation } from "./context.js";
+import { STDIO_REQUEST_TIMEOUT_MS } from "./deadline.js";
 import { redactCredentials } from "./prometheus/urls.js";
 import { mcpServerFactory, SERVER_VERSION, serverOptionsOf } from "./server.js";
 import { RateLimitedLog, StdioLineTransport } from "./stdioLines.js";
 import { StdioRequests, trackRequests } from "./stdioRequests.js";
 import { cutText } from "./text.js";
 
-/**
- * How long one request may run. Nothing stands between the client and this process (behind API
- * Gateway a request has 29 s), so a slow Prometheus gets its full attempts (30 s each, up to 3).
- */
-export const STDIO_REQUEST_TIMEOUT_MS = 120_000;
+export { STDIO_REQUEST_TIMEOUT_MS };
 
 /** Powertools Logger writing each line to stderr: over stdio, stdout carries JSON-RPC and nothing else. */
 class StderrLogger extends Logger {

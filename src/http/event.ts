@@ -1,3 +1,4 @@
+import { HTTP_API_LIMIT_MS, REST_API_LIMIT_MS } from "../deadline.js";
 import { isPlainObject } from "../json.js";
 import { cutText } from "../text.js";
 
@@ -60,10 +61,6 @@ function receivedAtOf(stamp: unknown): number {
   const now = Date.now();
   return typeof stamp === "number" && stamp <= now && stamp > now - PLAUSIBLE_ARRIVAL_MS ? stamp : now;
 }
-
-/** API Gateway's hard integration timeouts (HTTP API; REST API by default). */
-const HTTP_API_LIMIT_MS = 30_000;
-const REST_API_LIMIT_MS = 29_000;
 
 /**
  * When the gateway gives up: `limitMs` after the request time it stamped on the event. A missing or

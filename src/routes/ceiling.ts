@@ -1,30 +1,17 @@
 import type { Outcome } from "../bridge/dispatch.js";
 import type { HttpResponse } from "../http/responses.js";
 import { ErrorCode, errorReply, type Reply } from "../protocol/jsonrpc.js";
+import {
+  DIRECT_REPLY_BYTES,
+  HTTP_ENVELOPE_BYTES,
+  HTTP_REPLY_BYTES,
+  RESPONSE_LIMIT_BYTES,
+  STREAMED_REPLY_BYTES,
+  STREAMED_RESPONSE_LIMIT_BYTES,
+} from "../results/budget.js";
 
-/**
- * The most bytes of any response, as Lambda serializes it. Lambda refuses a synchronous response over
- * 6 MB (6,291,556 bytes) and the caller then gets no JSON-RPC at all; this leaves room to spare.
- */
-export const RESPONSE_LIMIT_BYTES = 6_000_000;
-
-/** Room for the HTTP envelope around a body: status, headers, keys. */
-const HTTP_ENVELOPE_BYTES = 8 * 1024;
-
-/**
- * What one reply may take when it is a whole HTTP response body. Lambda writes the body as a JSON string
- * inside its payload, which escapes the body's quotes and backslashes again: at most twice its size.
- */
-export const HTTP_REPLY_BYTES = Math.floor((RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES) / 2);
-/** What one reply may take when it is the whole result of a direct invocation. */
-export const DIRECT_REPLY_BYTES = RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES;
-
-/**
- * The most bytes of a response streamed through a streaming front door (src/streaming.ts): Lambda
- * streams up to 200 MB (a Function URL in RESPONSE_STREAM mode, a REST API integration that streams),
- * less room to spare. The body goes out as it is, not escaped into a JSON payload.
- */
-export const STREAMED_RESPONSE_LIMIT_BYTES = 200_000_000;
+// The chain of limits, from Lambda's down to one result's budget, is src/results/budget.ts.
+export { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES, RESPONSE_LIMIT_BYTES, STREAMED_RESPONSE_LIMIT_BYTES };
 
 /** How big an HTTP answer may be, as one front door carries it. */
 export interface HttpLimits {
@@ -46,7 +33,7 @@ export const BUFFERED_LIMITS: HttpLimits = {
 /** A streamed answer: the body as it is, after the headers' prelude. */
 export const STREAMED_LIMITS: HttpLimits = {
   responseBytes: STREAMED_RESPONSE_LIMIT_BYTES,
-  replyBytes: STREAMED_RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES,
+  replyBytes: STREAMED_REPLY_BYTES,
   // At most 3 bytes of UTF-8 per UTF-16 unit: a bound that costs nothing, as in httpPayloadBytes.
   payloadBytes: (response) => 3 * response.body.length + HTTP_ENVELOPE_BYTES,
 };

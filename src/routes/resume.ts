@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "../context.js";
+import { WRITER_GRACE_MS } from "../deadline.js";
 import type { HttpRequest } from "../http/event.js";
 import type { Decided } from "../http/middleware/edge.js";
 import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
@@ -27,11 +28,8 @@ import {
 export const FOLLOW_POLL_MS = 500;
 /** Events read per store call (BatchGetItem takes 100 keys). */
 const EVENTS_PER_READ = 25;
-/**
- * How long after its invocation's end a write may still land (one store call started just before):
- * past it, a stream without its reply never gets one.
- */
-export const WRITER_GRACE_MS = 3_000;
+
+export { WRITER_GRACE_MS };
 /** What a resumed stream answers in place of a reply that its writer, now ended, never kept. */
 export const WRITER_ENDED =
   "No reply: the invocation running this request ended before it answered (its time ran out, or it failed); send the request again";

@@ -1,10 +1,11 @@
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
+import { STORE_CALL_TIMEOUT_MS as CALL_TIMEOUT_MS } from "../deadline.js";
 import { firstLine } from "../errors.js";
-import { isPlainObject } from "../json.js";
 import { cutText } from "../text.js";
 import { traced } from "../tracing/trace.js";
+import { BaseSessionStore, type RecordLimit } from "./baseStore.js";
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
-import { checkStorable } from "./limits.js";
+import { CHANGE_FIELDS, recordFrom, type Serialised, toStored } from "./record.js";
 import {
   type SessionChanges,
   SessionDataError,
@@ -21,30 +22,7 @@ export interface DynamoSessionStoreOptions {
   endpoint?: string;
 }
 
-/** The attributes stored per session: the record's fields, with undefined ones left out. */
-const RECORD_FIELDS = [
-  "sessionId",
-  "initializeParams",
-  "protocolVersion",
-  "logLevel",
-  "principal",
-  "createdAt",
-  "updatedAt",
-  "expiresAt",
-  "version",
-] as const satisfies readonly (keyof SessionRecord)[];
-
-/** The attributes an update may touch, in a fixed order (stable expression names). */
-const CHANGE_FIELDS = [
-  "logLevel",
-  "expiresAt",
-  "updatedAt",
-] as const satisfies readonly (keyof SessionChanges)[];
-
 type Commands = DynamoCommands;
-
-/** The longest one store call may take (its attempts included), and never past the request's deadline. */
-const CALL_TIMEOUT_MS = 3_000;
 
 /** One call of the store: the commands, and the abort signal bounding it. */
 type Call<T> = (commands: Commands, abortSignal: AbortSignal) => Promise<T>;
@@ -53,22 +31,33 @@ type Call<T> = (commands: Commands, abortSignal: AbortSignal) => Promise<T>;
  * Sessions in a DynamoDB table (partition key `sessionId` S, TTL attribute `expiresAt` in epoch
  * seconds). The AWS SDK is imported on first use, so a container without sessions never loads it.
  */
-export class DynamoSessionStore implements SessionStore {
+export class DynamoSessionStore extends BaseSessionStore implements SessionStore {
+  protected readonly keyName = "key";
   private readonly tableName: string;
   private readonly region: string;
   private readonly endpoint: string | undefined;
   private commands: Promise<Commands> | undefined;
 
   constructor({ tableName, region, endpoint }: DynamoSessionStoreOptions) {
+    super();
     this.tableName = tableName;
     this.region = region;
     this.endpoint = endpoint;
   }
 
-  async create(record: SessionRecord, context: RequestContext): Promise<void> {
-    // What the marshaller or DynamoDB would refuse is refused here, as the client's error (DynamoDB's own
-    // refusal, an item over 400 KB, becomes the same SessionDataError in `call`).
-    checkStorable(record);
+  /**
+   * No bound of its own: the base refuses what the marshaller would, and DynamoDB's own refusal of an item
+   * (over 400 KB, counted its way) becomes the same SessionDataError in `call`.
+   */
+  protected recordLimit(): RecordLimit {
+    return { bytes: Number.POSITIVE_INFINITY, holder: "a DynamoDB item holds" };
+  }
+
+  protected async putRecord(
+    record: SessionRecord,
+    _stored: Serialised,
+    context: RequestContext,
+  ): Promise<void> {
     try {
       await this.call("create", context, ({ client, lib }, abortSignal) =>
         client.send(
@@ -87,11 +76,11 @@ export class DynamoSessionStore implements SessionStore {
     }
   }
 
-  get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
+  protected getRecord(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
     return this.read(sessionId, "get", context);
   }
 
-  async update(
+  protected async updateRecord(
     sessionId: string,
     expectedVersion: number,
     changes: SessionChanges,
@@ -154,7 +143,7 @@ export class DynamoSessionStore implements SessionStore {
     }
   }
 
-  async delete(sessionId: string, context: RequestContext): Promise<boolean> {
+  protected async deleteRecord(sessionId: string, context: RequestContext): Promise<boolean> {
     const result = await this.call("delete", context, ({ client, lib }, abortSignal) =>
       client.send(
         new lib.DeleteCommand({ TableName: this.tableName, Key: { sessionId }, ReturnValues: "ALL_OLD" }),
@@ -235,10 +224,11 @@ export class DynamoSessionStore implements SessionStore {
   }
 }
 
+/** The record as an item: its stored fields (record.ts `toStored`), with undefined ones left out. */
 function toItem(record: SessionRecord): Record<string, unknown> {
   const item: Record<string, unknown> = {};
-  for (const field of RECORD_FIELDS) {
-    if (record[field] !== undefined) item[field] = record[field];
+  for (const [field, value] of Object.entries(toStored(record))) {
+    if (value !== undefined) item[field] = value;
   }
   return item;
 }
@@ -248,24 +238,8 @@ function toItem(record: SessionRecord): Record<string, unknown> {
  * and cancellations (src/sessions/streamEvents.ts), which are no session whatever key is asked for.
  */
 function fromItem(item: Record<string, unknown>, sessionId: string): SessionRecord | undefined {
-  const numbers = [item.createdAt, item.updatedAt, item.expiresAt, item.version];
-  const isSession =
-    item.sessionId === sessionId &&
-    typeof item.protocolVersion === "string" &&
-    isPlainObject(item.initializeParams) &&
-    numbers.every((value) => typeof value === "number" && Number.isFinite(value));
-  if (!isSession) return undefined;
-  return {
-    sessionId,
-    initializeParams: item.initializeParams as Record<string, unknown>,
-    protocolVersion: item.protocolVersion as string,
-    logLevel: typeof item.logLevel === "string" ? item.logLevel : undefined,
-    principal: typeof item.principal === "string" ? item.principal : undefined,
-    createdAt: item.createdAt as number,
-    updatedAt: item.updatedAt as number,
-    expiresAt: item.expiresAt as number,
-    version: item.version as number,
-  };
+  const parsed = recordFrom(item, sessionId);
+  return "record" in parsed ? parsed.record : undefined;
 }
 
 function isConditionalCheckFailure(error: unknown): boolean {

@@ -12,6 +12,13 @@ export interface FileStoreLimits {
  */
 export const FILE_STORE_LIMITS: FileStoreLimits = { maxSessions: 10_000, maxBytes: 8 * 1024 * 1024 };
 
+/**
+ * The same bound as a DynamoDB item (400 KB), so a session that works under `npm start` also works
+ * deployed. Far above what reaches a store: initialize params are refused over 64 KiB at the edge
+ * (SESSION_DATA_LIMITS); this only guards the store itself, and every get reads the whole file.
+ */
+export const FILE_STORE_MAX_RECORD_BYTES = 400 * 1024;
+
 interface Entry {
   bytes: number;
   /** Epoch seconds, as in the record. */

@@ -3,14 +3,12 @@ import { link, lstat, open, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { abortedByDeadline, type RequestContext } from "../context.js";
+import { STORE_CALL_TIMEOUT_MS as LOCK_WAIT_MS } from "../deadline.js";
 import { codeOf, readRegularFile, removeQuietly } from "./fileAccess.js";
 import { SessionStoreError } from "./store.js";
 
 /** A writer holds a session's lock for a few milliseconds: one older than this was left by a crash. */
 export const STALE_LOCK_MS = 5_000;
-
-/** The longest a call waits for another writer's lock (and never past the request's deadline), as DynamoDB calls. */
-const LOCK_WAIT_MS = 3_000;
 
 /** A lock holds its token (a pid and a UUID): anything longer was not written by a lock holder. */
 const MAX_LOCK_BYTES = 256;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { link, lstat, opendir, rename, writeFile } from "node:fs/promises";
+import { link, opendir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RequestContext } from "../context.js";
+import { BaseSessionStore, type RecordLimit } from "./baseStore.js";
 import {
   codeOf,
   describeError,
@@ -10,21 +11,25 @@ import {
   removeQuietly,
   unlinkIfThere,
 } from "./fileAccess.js";
-import { DirectoryBudget, FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
-import { type Lock, SessionLocks, STALE_LOCK_MS } from "./fileLocks.js";
-import { parseRecord, toStored } from "./fileRecord.js";
-import { checkStorable } from "./limits.js";
-import { checkSessionDirectory, prepareSessionDirectory } from "./sessionDirectory.js";
+import {
+  DirectoryBudget,
+  FILE_STORE_LIMITS,
+  FILE_STORE_MAX_RECORD_BYTES,
+  type FileStoreLimits,
+} from "./fileBudget.js";
+import { isDebris, removeStaleDebris } from "./fileDebris.js";
+import { type Lock, SessionLocks } from "./fileLocks.js";
+import { applyChanges, hasExpired, parseRecord, type Serialised, serialise } from "./record.js";
+import { checkSessionDirectory, DirectoryGate } from "./sessionDirectory.js";
 import {
   type SessionChanges,
-  SessionDataError,
   type SessionRecord,
   type SessionStore,
   SessionStoreError,
   type UpdateResult,
 } from "./store.js";
 
-export { FILE_STORE_LIMITS, type FileStoreLimits } from "./fileBudget.js";
+export { FILE_STORE_LIMITS, FILE_STORE_MAX_RECORD_BYTES, type FileStoreLimits } from "./fileBudget.js";
 
 /** What a file store needs: where its files live, and (for tests) its clock, its limits and where its warnings go. */
 export interface FileSessionStoreOptions {
@@ -48,13 +53,6 @@ export interface SweepResult {
   locks: number;
 }
 
-/**
- * The same bound as a DynamoDB item (400 KB), so a session that works under `npm start` also works
- * deployed. Far above what reaches a store: initialize params are refused over 64 KiB at the edge
- * (SESSION_DATA_LIMITS); this only guards the store itself, and every get reads the whole file.
- */
-export const FILE_STORE_MAX_RECORD_BYTES = 400 * 1024;
-
 /** A file larger than this was not written by this store: it is set aside as corrupt, never read whole. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
@@ -73,23 +71,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  */
 const RECOUNT_INTERVAL_MS = 60_000;
 
-/** A temporary file lives for the milliseconds between its write and its rename: one this old is debris. */
-const STALE_TEMP_MS = 60_000;
-
-/** Session ids are UUIDs: anything else with a dot, a slash or a strange character never becomes a path. */
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
 const RECORD_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.json$/;
-const TEMP_FILE = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.\d+\.[0-9a-f]+\.tmp$/;
 const LOCK_FILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.lock$/;
-const BROKEN_LOCK_FILE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.lock\.[0-9a-f]+\.stale$/;
-
-/** The fields an update may change (anything else in `changes` is ignored, as the DynamoDB store does). */
-const CHANGE_FIELDS = [
-  "logLevel",
-  "expiresAt",
-  "updatedAt",
-] as const satisfies readonly (keyof SessionChanges)[];
 
 /** A session file as read: its record and size, or why it is not one. */
 type Loaded = { record: SessionRecord; bytes: number } | { problem: string };
@@ -113,14 +96,15 @@ type Loaded = { record: SessionRecord; bytes: number } | { problem: string };
  *   on first use, then every SWEEP_INTERVAL_MS. Until then an expired record is returned as it is, as
  *   the other stores do: expiry is the caller's check.
  */
-export class FileSessionStore implements SessionStore {
+export class FileSessionStore extends BaseSessionStore implements SessionStore {
+  protected readonly keyName = "file name";
   /** The session files' directory, absolute. */
   readonly directory: string;
   private readonly now: () => number;
   private readonly warn: (message: string) => void;
   private readonly locks: SessionLocks;
   private readonly budget: DirectoryBudget;
-  private ready: Promise<string | undefined> | undefined;
+  private readonly gate: DirectoryGate;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private sweeping: Promise<SweepResult> | undefined;
   /** When the last sweep that listed the whole directory started (this.now()); undefined before the first. */
@@ -134,8 +118,6 @@ export class FileSessionStore implements SessionStore {
   private readonly writtenDuringSweep = new Set<string>();
   /** Files already warned about that could not be set aside: one warning each, not one per read. */
   private readonly warnedStuck = new Set<string>();
-  /** Why the directory was last refused, once warned: one warning until the reason changes. */
-  private warnedRefusal: string | undefined;
 
   constructor({
     directory,
@@ -143,6 +125,7 @@ export class FileSessionStore implements SessionStore {
     onWarning = (message) => console.warn(message),
     limits = {},
   }: FileSessionStoreOptions) {
+    super();
     this.directory = resolve(directory);
     this.now = now;
     this.budget = new DirectoryBudget({ ...FILE_STORE_LIMITS, ...limits });
@@ -154,61 +137,53 @@ export class FileSessionStore implements SessionStore {
         // The listener's failure is its own: the repair it reports is done.
       }
     };
+    this.gate = new DirectoryGate(this.directory, this.warn, (operation, error) =>
+      this.ioError(operation, error),
+    );
     this.locks = new SessionLocks({
       directory: this.directory,
-      remakeDirectory: (operation) => this.remakeDirectory(operation),
+      remakeDirectory: (operation) => this.gate.remake(operation),
       ioError: (operation, error) => this.ioError(operation, error),
     });
   }
 
-  async create(record: SessionRecord, _context: RequestContext): Promise<void> {
-    const id = record.sessionId;
-    if (!SAFE_ID.test(id)) {
-      throw new SessionStoreError("session store create failed: the session id is not a safe file name");
-    }
-    checkStorable(record);
-    const text = JSON.stringify(toStored(record));
-    const bytes = Buffer.byteLength(text);
-    const limit = Math.min(FILE_STORE_MAX_RECORD_BYTES, this.budget.limits.maxBytes);
-    if (bytes > limit) {
-      throw new SessionDataError(
-        `Invalid params for initialize: the session takes ${bytes} bytes, more than the ${limit} a session file holds`,
-      );
-    }
+  protected recordLimit(): RecordLimit {
+    return {
+      bytes: Math.min(FILE_STORE_MAX_RECORD_BYTES, this.budget.limits.maxBytes),
+      holder: "a session file holds",
+    };
+  }
+
+  protected async putRecord(record: SessionRecord, { text, bytes }: Serialised): Promise<void> {
     await this.begin("create");
     const turn = this.creating.then(() => this.createFile(record, text, bytes));
     this.creating = turn.catch(() => undefined);
     await turn;
   }
 
-  async get(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
-    if (!SAFE_ID.test(sessionId)) return undefined;
+  protected async getRecord(sessionId: string, context: RequestContext): Promise<SessionRecord | undefined> {
     await this.begin("get");
     const record = await this.read(sessionId, "get", context);
     if (record) this.budget.touch(sessionId, this.now());
     return record;
   }
 
-  async update(
+  protected async updateRecord(
     sessionId: string,
     expectedVersion: number,
     changes: SessionChanges,
     bumpVersion: boolean,
     context: RequestContext,
   ): Promise<UpdateResult> {
-    if (!SAFE_ID.test(sessionId)) return "missing";
     await this.begin("update");
     const lock = await this.locks.lock(sessionId, "update", context);
     try {
       const current = await this.read(sessionId, "update", lock);
       if (!current) return "missing";
       if (current.version !== expectedVersion) return "conflict";
-      const updated: SessionRecord = { ...current, version: current.version + (bumpVersion ? 1 : 0) };
-      for (const field of CHANGE_FIELDS) {
-        if (Object.hasOwn(changes, field)) Object.assign(updated, { [field]: changes[field] });
-      }
+      const updated = applyChanges(current, changes, bumpVersion);
       this.noteWrite(sessionId);
-      const text = JSON.stringify(toStored(updated));
+      const { text, bytes } = serialise(updated);
       const temp = await this.writeTemp(sessionId, text, "update");
       try {
         await this.locks.checkHeld(lock, "update");
@@ -219,15 +194,14 @@ export class FileSessionStore implements SessionStore {
         await removeQuietly(temp);
       }
       // An update never makes room: it changes a record's size by a few bytes, the next create evens it out.
-      this.budget.note(sessionId, Buffer.byteLength(text), updated.expiresAt, this.now());
+      this.budget.note(sessionId, bytes, updated.expiresAt, this.now());
       return "updated";
     } finally {
       await this.locks.unlock(lock);
     }
   }
 
-  async delete(sessionId: string, context: RequestContext): Promise<boolean> {
-    if (!SAFE_ID.test(sessionId)) return false;
+  protected async deleteRecord(sessionId: string, context: RequestContext): Promise<boolean> {
     await this.begin("delete");
     const lock = await this.locks.lock(sessionId, "delete", context);
     try {
@@ -319,7 +293,7 @@ export class FileSessionStore implements SessionStore {
     if (!lock) return;
     try {
       const current = await this.read(sessionId, "create", lock);
-      if (!current || (expired && !this.isExpired(current))) return;
+      if (!current || (expired && !hasExpired(current, this.now()))) return;
       await this.locks.checkHeld(lock, "create");
       await unlinkIfThere(this.fileOf(sessionId)).catch((error: unknown) => {
         throw this.ioError("create", error);
@@ -354,7 +328,7 @@ export class FileSessionStore implements SessionStore {
       // A directory refused for its owner or mode is left as it is: nothing in it is read.
       const problem = await checkSessionDirectory(this.directory);
       if (problem !== undefined) {
-        this.warnRefusal(problem);
+        this.gate.warnRefusal(problem);
         return result;
       }
       for await (const entry of await opendir(this.directory)) {
@@ -386,13 +360,13 @@ export class FileSessionStore implements SessionStore {
       if (this.writtenDuringSweep.has(recordId)) return;
       // Reading counts the file, and sets a corrupt one aside; a live record costs nothing more.
       const seen = await this.read(recordId, "sweep", undefined);
-      if (!seen || !this.isExpired(seen)) return;
+      if (!seen || !hasExpired(seen, this.now())) return;
       const lock = await this.locks.tryLock(recordId, "sweep");
       if (!lock) return; // in use: the next sweep decides
       try {
         // Re-read under the lock: an update may have extended it since.
         const current = await this.read(recordId, "sweep", lock);
-        if (current && this.isExpired(current) && !this.writtenDuringSweep.has(recordId)) {
+        if (current && hasExpired(current, this.now()) && !this.writtenDuringSweep.has(recordId)) {
           await this.locks.checkHeld(lock, "sweep");
           if (await unlinkIfThere(this.fileOf(recordId))) result.expired++;
           this.budget.forget(recordId);
@@ -400,64 +374,17 @@ export class FileSessionStore implements SessionStore {
       } finally {
         await this.locks.unlock(lock);
       }
-    } else if (TEMP_FILE.test(name) || BROKEN_LOCK_FILE.test(name)) {
-      const path = join(this.directory, name);
-      // The name's own age (lstat): a link is removed as any debris, never followed.
-      const modified = await lstat(path).then(
-        (stats) => stats.mtimeMs,
-        () => Date.now(), // gone already
-      );
-      const age = Date.now() - modified;
-      const staleAfter = TEMP_FILE.test(name) ? STALE_TEMP_MS : STALE_LOCK_MS;
-      if (age > staleAfter && (await unlinkIfThere(path)) && TEMP_FILE.test(name)) result.temporary++;
+    } else if (isDebris(name)) {
+      if (await removeStaleDebris(this.directory, name)) result.temporary++;
     } else if (LOCK_FILE.test(name)) {
       if ((await this.locks.breakIfStale(join(this.directory, name), "sweep")) === "broken") result.locks++;
     }
   }
 
-  private isExpired(record: SessionRecord): boolean {
-    return record.expiresAt <= this.now() / 1000;
-  }
-
   /** What every call does first: make the directory (once), and start a sweep when one is due. */
   private async begin(operation: string): Promise<void> {
-    await this.directoryReady(operation);
+    await this.gate.open(operation);
     if (!this.sweeping && this.now() - this.lastSweepAt >= SWEEP_INTERVAL_MS) void this.startSweep();
-  }
-
-  /**
-   * Makes the directory if missing (once) and checks it may be used. A refused directory is checked again
-   * at the next call, so one made right (chmod 700) serves at once; each call meanwhile fails, 503.
-   */
-  private async directoryReady(operation: string): Promise<void> {
-    this.ready ??= prepareSessionDirectory(this.directory);
-    let problem: string | undefined;
-    try {
-      problem = await this.ready;
-    } catch (error) {
-      this.ready = undefined;
-      throw this.ioError(operation, error);
-    }
-    if (problem === undefined) {
-      this.warnedRefusal = undefined;
-      return;
-    }
-    this.ready = undefined;
-    this.warnRefusal(problem);
-    throw new SessionStoreError(`session store ${operation} failed: ${problem}`);
-  }
-
-  /** The directory was removed under a running server: make it again, checked as at first. */
-  private async remakeDirectory(operation: string): Promise<void> {
-    this.ready = undefined;
-    await this.directoryReady(operation);
-  }
-
-  /** A refused directory fails every call with a 503 whose message reaches no log: one warning says why. */
-  private warnRefusal(problem: string): void {
-    if (this.warnedRefusal === problem) return;
-    this.warnedRefusal = problem;
-    this.warn(`session store: ${problem}; until then every session request is answered 503`);
   }
 
   private noteWrite(sessionId: string): void {
@@ -556,7 +483,7 @@ export class FileSessionStore implements SessionStore {
         await removeQuietly(temp);
         // The directory was removed under a running server: make it again, once.
         if (codeOf(error) !== "ENOENT" || attempt > 0) throw this.ioError(operation, error);
-        await this.remakeDirectory(operation);
+        await this.gate.remake(operation);
       }
     }
   }

@@ -3,9 +3,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Backoff, backoffDelay } from "../backoff.js";
 import type { Bridge } from "../bridge/bridge.js";
 import { type RequestContext, timeLeft, withMargin } from "../context.js";
+import { SESSION_REFRESH_BUDGET_MS } from "../deadline.js";
 import { Lru } from "../lru.js";
 import { ErrorCode, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";
 import { checkInitializeParams } from "./limits.js";
+import { hasExpired } from "./record.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";
 
 export interface SessionManagerOptions {
@@ -44,11 +46,6 @@ interface Warm extends ActiveSession {
 const DEFAULT_WARM_LIMIT = 64;
 const DEFAULT_REFRESH_INTERVAL_MS = 60_000;
 const DEFAULT_WRITE_ATTEMPTS = 5;
-/**
- * The longest an expiry refresh holds its request: it only moves a TTL, so a busy store (a session file's
- * lock another writer holds, a throttled table) delays the answer this much at most and never fails it.
- */
-const REFRESH_BUDGET_MS = 1_000;
 /**
  * Every session id this server mints (randomUUID: a version 4 UUID, lower case). Anything else is no
  * session of ours, whatever the store holds under that key: the sessions table also keeps stream events
@@ -260,7 +257,7 @@ export class SessionManager {
   }
 
   private isExpired(record: SessionRecord): boolean {
-    return record.expiresAt * 1000 <= this.now();
+    return hasExpired(record, this.now());
   }
 
   private expiryFrom(now: number): number {
@@ -276,7 +273,7 @@ export class SessionManager {
     const now = this.now();
     const refreshedAt = (record.expiresAt - this.options.ttlSeconds) * 1000;
     if (now - refreshedAt < this.refreshIntervalMs) return;
-    const budget = withMargin(context, Math.max(0, timeLeft(context) - REFRESH_BUDGET_MS));
+    const budget = withMargin(context, Math.max(0, timeLeft(context) - SESSION_REFRESH_BUDGET_MS));
     try {
       const changes = { expiresAt: this.expiryFrom(now), updatedAt: now };
       await this.change(record.sessionId, record.version, changes, false, budget);

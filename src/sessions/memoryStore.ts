@@ -1,7 +1,8 @@
-import { checkStorable } from "./limits.js";
+import type { RequestContext } from "../context.js";
+import { BaseSessionStore, type RecordLimit } from "./baseStore.js";
+import { applyChanges, hasExpired, type Serialised, serialise } from "./record.js";
 import {
   type SessionChanges,
-  SessionDataError,
   type SessionRecord,
   type SessionStore,
   SessionStoreError,
@@ -35,7 +36,9 @@ interface Entry {
  * Bounded in count and bytes: to make room, expired records go first, then the least recently used
  * (created, read or updated). An evicted session is simply unknown: 404, as for any unknown id.
  */
-export class MemorySessionStore implements SessionStore {
+// biome-ignore lint/suspicious/noConfusingVoidType: `void`, unlike `undefined`, lets a caller leave the argument out
+export class MemorySessionStore extends BaseSessionStore<RequestContext | void> implements SessionStore {
+  protected readonly keyName = "key";
   /** Least recently used first: every create, get and update moves its record to the end. */
   private readonly entries = new Map<string, Entry>();
   private readonly limits: MemoryStoreLimits;
@@ -48,30 +51,27 @@ export class MemorySessionStore implements SessionStore {
     private readonly now: () => number = Date.now,
     limits: Partial<MemoryStoreLimits> = {},
   ) {
+    super();
     this.limits = { ...MEMORY_STORE_LIMITS, ...limits };
   }
 
-  async create(record: SessionRecord): Promise<void> {
-    if (this.entries.has(record.sessionId))
-      throw new SessionStoreError(`session ${record.sessionId} exists already`);
-    checkStorable(record);
-    const stored = structuredClone(record);
-    const bytes = sizeOf(stored);
-    if (bytes > this.limits.maxBytes) {
-      throw new SessionDataError(
-        `Invalid params for initialize: the session takes ${bytes} bytes, more than the ${this.limits.maxBytes} this server keeps in memory`,
-      );
-    }
-    if (++this.createsSinceSweep >= SWEEP_EVERY) this.sweepExpired();
-    this.put(stored, bytes);
+  protected recordLimit(): RecordLimit {
+    return { bytes: this.limits.maxBytes, holder: "this server keeps in memory" };
   }
 
-  async get(sessionId: string): Promise<SessionRecord | undefined> {
+  protected async putRecord(record: SessionRecord, { bytes }: Serialised): Promise<void> {
+    if (this.entries.has(record.sessionId))
+      throw new SessionStoreError(`session ${record.sessionId} exists already`);
+    if (++this.createsSinceSweep >= SWEEP_EVERY) this.sweepExpired();
+    this.put(structuredClone(record), bytes);
+  }
+
+  protected async getRecord(sessionId: string): Promise<SessionRecord | undefined> {
     const entry = this.touch(sessionId);
     return entry && structuredClone(entry.record);
   }
 
-  async update(
+  protected async updateRecord(
     sessionId: string,
     expectedVersion: number,
     changes: SessionChanges,
@@ -80,17 +80,13 @@ export class MemorySessionStore implements SessionStore {
     const entry = this.touch(sessionId);
     if (!entry) return "missing";
     if (entry.record.version !== expectedVersion) return "conflict";
-    const updated: SessionRecord = {
-      ...entry.record,
-      ...structuredClone(changes),
-      version: bumpVersion ? entry.record.version + 1 : entry.record.version,
-    };
+    const updated = applyChanges(entry.record, changes, bumpVersion);
     this.remove(sessionId);
-    this.put(updated, sizeOf(updated));
+    this.put(updated, serialise(updated).bytes);
     return "updated";
   }
 
-  async delete(sessionId: string): Promise<boolean> {
+  protected async deleteRecord(sessionId: string): Promise<boolean> {
     return this.remove(sessionId);
   }
 
@@ -140,17 +136,13 @@ export class MemorySessionStore implements SessionStore {
   /** Drops every expired record; a no-op (no scan) while none can have expired yet. */
   private sweepExpired(): void {
     this.createsSinceSweep = 0;
-    const nowSeconds = this.now() / 1000;
-    if (this.earliestExpiry > nowSeconds) return;
+    const now = this.now();
+    if (this.earliestExpiry * 1000 > now) return;
     let earliest = Number.POSITIVE_INFINITY;
     for (const [id, { record }] of this.entries) {
-      if (record.expiresAt <= nowSeconds) this.remove(id);
+      if (hasExpired(record, now)) this.remove(id);
       else earliest = Math.min(earliest, record.expiresAt);
     }
     this.earliestExpiry = earliest;
   }
-}
-
-function sizeOf(record: SessionRecord): number {
-  return Buffer.byteLength(JSON.stringify(record));
 }

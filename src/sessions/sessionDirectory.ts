@@ -1,4 +1,5 @@
 import { mkdir, stat } from "node:fs/promises";
+import { SessionStoreError } from "./store.js";
 
 /**
  * Makes the file store's directory if it is missing (owner only, with its parents), and says why the store
@@ -29,4 +30,53 @@ export async function checkSessionDirectory(directory: string): Promise<string |
     return `session directory ${directory} may be written by other users (mode ${mode.toString(8).padStart(4, "0")}): make it its owner's alone (chmod 700) or set SESSION_DIR to another directory`;
   }
   return undefined;
+}
+
+/**
+ * The file store's way into its directory: made if missing (once) and checked before any call uses it. A
+ * refused directory is checked again at the next call, so one made right (chmod 700) serves at once; each
+ * call meanwhile fails, 503, and one warning says why until the reason changes.
+ */
+export class DirectoryGate {
+  private ready: Promise<string | undefined> | undefined;
+  /** Why the directory was last refused, once warned: one warning until the reason changes. */
+  private warnedRefusal: string | undefined;
+
+  constructor(
+    private readonly directory: string,
+    private readonly warn: (message: string) => void,
+    private readonly ioError: (operation: string, error: unknown) => SessionStoreError,
+  ) {}
+
+  /** Makes the directory if missing (once) and checks it may be used; throws SessionStoreError if not. */
+  async open(operation: string): Promise<void> {
+    this.ready ??= prepareSessionDirectory(this.directory);
+    let problem: string | undefined;
+    try {
+      problem = await this.ready;
+    } catch (error) {
+      this.ready = undefined;
+      throw this.ioError(operation, error);
+    }
+    if (problem === undefined) {
+      this.warnedRefusal = undefined;
+      return;
+    }
+    this.ready = undefined;
+    this.warnRefusal(problem);
+    throw new SessionStoreError(`session store ${operation} failed: ${problem}`);
+  }
+
+  /** The directory was removed under a running server: make it again, checked as at first. */
+  async remake(operation: string): Promise<void> {
+    this.ready = undefined;
+    await this.open(operation);
+  }
+
+  /** A refused directory fails every call with a 503 whose message reaches no log: one warning says why. */
+  warnRefusal(problem: string): void {
+    if (this.warnedRefusal === problem) return;
+    this.warnedRefusal = problem;
+    this.warn(`session store: ${problem}; until then every session request is answered 503`);
+  }
 }

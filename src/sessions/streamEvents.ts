@@ -1,3 +1,4 @@
+import { STORE_CALL_TIMEOUT_MS as CALL_TIMEOUT_MS } from "../deadline.js";
 import type { RequestId } from "../protocol/jsonrpc.js";
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
 import { SessionStoreError } from "./store.js";
@@ -77,8 +78,6 @@ export const EVENT_KEEP_SECONDS = 3600;
 const PART_UNITS = 100_000;
 /** The longest data kept for resumption; a longer reply is replaced by an error saying so. */
 export const MAX_STORED_EVENT_UNITS = 40 * PART_UNITS;
-/** One store call's time, its one retry included. */
-const CALL_TIMEOUT_MS = 3_000;
 /** BatchGetItem reads at most 100 keys per call. */
 const BATCH_KEYS = 100;
 
