@@ -20,7 +20,7 @@ const shell = { ...process.env };
 /** The directory serverless was started in (before `invoke local` moves into its build folder). */
 const shellCwd = process.cwd();
 
-const ENTRY = join(__dirname, "..", "src", "scriptExports.ts");
+const ENTRY = join(__dirname, "..", "src", "config", "scripts.ts");
 
 /** How to run the esbuild CLI: its native binary, or (where the package ships a Node script) node. */
 function esbuildCommand() {
