@@ -26,7 +26,7 @@ import {
   text,
   wholeNumber,
 } from "./fields.js";
-import { checkToolEntries } from "./tools.js";
+import { checkToolEntries, toolEntries } from "./tools.js";
 
 /** Powertools Logger's levels, upper case. */
 export type LogLevel = (typeof LOG_LEVEL)[keyof typeof LOG_LEVEL];
@@ -108,10 +108,10 @@ function issuer(meta: SettingMeta) {
 }
 
 /** TOOLS: names and groups of tools/catalog.json, at least one (tools.ts expands them). */
-function toolEntries(meta: SettingMeta) {
+function toolList(meta: SettingMeta) {
   return setting(
     (raw) => {
-      const entries = entriesOf(raw);
+      const entries = toolEntries(raw);
       const problem = checkToolEntries(entries);
       return problem === undefined ? entries : refuse(problem);
     },
@@ -170,7 +170,7 @@ export const SETTINGS = {
     description: "scopes a request's JWT must hold one of, listed in the resource metadata",
   }),
   PYTHON_COMPAT: boolean({ description: "`true` restores the Python Lambda's non-spec answers" }),
-  TOOLS: toolEntries({
+  TOOLS: toolList({
     description: "the tools served: names and groups, comma-separated",
     documentedDefault: "`all` (`core` with `PYTHON_COMPAT`)",
   }),

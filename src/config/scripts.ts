@@ -10,7 +10,7 @@ export { parseBackends } from "../prometheus/backends.js";
 export { REGION_PATTERN, REGION_SYNTAX } from "../prometheus/regions.js";
 export { secretSourceOf } from "../prometheus/secrets.js";
 export * from "./index.js";
-export { ALL_TOOLS, servedTools, TOOL_GROUPS, unknownToolEntry } from "./tools.js";
+export { ALL_TOOLS, servedTools, TOOL_GROUPS, toolEntries, unknownToolEntry } from "./tools.js";
 
 /** The default each setting has whatever the context (`sigv4`, `1048576`), as the variable spells it. */
 import { SETTINGS, settingMeta } from "./schema.js";

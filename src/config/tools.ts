@@ -3,6 +3,7 @@
  * the function's configuration and the role's statements (scripts/role-statements.cjs) both use it.
  */
 import catalog from "../../tools/catalog.json" with { type: "json" };
+import { entriesOf } from "./errors.js";
 
 /** Every tool by group, in tools/list order (tools/catalog.json). */
 export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = catalog.groups;
@@ -10,6 +11,11 @@ export const ALL_TOOLS: readonly string[] = Object.values(TOOL_GROUPS).flat();
 
 /** The tool that lists AMP workspaces: of no use with a plain Prometheus. */
 const WORKSPACE_LISTING = "GetAvailableWorkspaces";
+
+/** TOOLS' entries: comma-separated, trimmed, the empty ones dropped (`,` names none). */
+export function toolEntries(raw: string): string[] {
+  return entriesOf(raw);
+}
 
 /** The first entry that is neither a tool nor a group, if any. */
 export function unknownToolEntry(entries: readonly string[]): string | undefined {

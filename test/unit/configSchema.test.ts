@@ -23,7 +23,8 @@ function tableRows(): { file: string; rows: Map<string, string> } {
       if (!line.startsWith("|")) break;
       const cells = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|([^|]*)\|/.exec(line);
       expect(cells, `a row naming one variable: ${line.slice(0, 60)}`).not.toBeNull();
-      rows.set(cells?.[1] as string, (cells?.[2] as string).trim());
+      const [, name = "", value = ""] = cells ?? [];
+      rows.set(name, value.trim());
     }
     return { file, rows };
   }
