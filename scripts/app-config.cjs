@@ -1,8 +1,12 @@
-// The application's own configuration module (src/config.ts: loadConfig, configWarnings,
-// describeTarget) and its workspace and region rules (src/prometheus/access.ts, regions.ts), for the
-// scripts serverless runs (check-settings.cjs, offline-start.cjs, workspace-arns.cjs, alarm-actions.cjs):
-// compiled on the fly from src/scriptExports.ts, once per process, so they judge the settings exactly
-// as the function will.
+// The application's own configuration module (src/config/: loadConfig, configWarnings, describeTarget,
+// the settings' schema and the TOOLS reading) and its workspace and region rules (src/prometheus/access.ts,
+// regions.ts), for the scripts serverless runs (check-settings.cjs, offline-start.cjs, workspace-arns.cjs,
+// role-statements.cjs, settings.cjs…), so they judge the settings exactly as the function will.
+//
+// Compiled once from src/config/scripts.ts into dist/config/scripts.cjs: by `npm run build:config`
+// (which `prepare`, so `npm ci`, runs), and again here when a source is newer than it (a checkout that
+// changed src/ since), so serverless never compiles src/ while it resolves the configuration otherwise.
+// `node scripts/app-config.cjs --build` builds it.
 //
 // Compiled by a one-shot esbuild process (the CLI), not esbuild's JavaScript API: its synchronous calls
 // (buildSync) start a long-lived esbuild service in a worker thread that lives as long as serverless
@@ -12,7 +16,7 @@
 "use strict";
 
 const { execFileSync } = require("node:child_process");
-const { openSync, readSync, closeSync } = require("node:fs");
+const { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync } = require("node:fs");
 const { isAbsolute, join, relative } = require("node:path");
 
 /** The shell's environment, as serverless got it (before `invoke local` copies the function's into it). */
@@ -20,7 +24,12 @@ const shell = { ...process.env };
 /** The directory serverless was started in (before `invoke local` moves into its build folder). */
 const shellCwd = process.cwd();
 
-const ENTRY = join(__dirname, "..", "src", "scriptExports.ts");
+const ROOT = join(__dirname, "..");
+const ENTRY = join(ROOT, "src", "config", "scripts.ts");
+/** The compiled configuration the scripts read. */
+const COMPILED = join(ROOT, "dist", "config", "scripts.cjs");
+/** What it is made from: the sources, and this file (which says how). */
+const SOURCES = ["src", "tools", "package-lock.json", "scripts/app-config.cjs"];
 
 /** How to run the esbuild CLI: its native binary, or (where the package ships a Node script) node. */
 function esbuildCommand() {
@@ -36,28 +45,72 @@ function esbuildCommand() {
   return head.toString("latin1") === "#!" ? [process.execPath, bin] : [bin];
 }
 
-let app;
+/** The newest modification time among the sources. */
+function newestSource() {
+  let newest = 0;
+  for (const source of SOURCES) {
+    const path = join(ROOT, source);
+    let info;
+    try {
+      info = statSync(path);
+    } catch {
+      continue;
+    }
+    if (!info.isDirectory()) newest = Math.max(newest, info.mtimeMs);
+    else
+      for (const name of readdirSync(path, { recursive: true }))
+        newest = Math.max(newest, statSync(join(path, name)).mtimeMs);
+  }
+  return newest;
+}
 
-/** The exports of src/scriptExports.ts (src/config.ts's and the workspace and region rules), compiled on first use. */
-function appConfig() {
-  if (app !== undefined) return app;
-  const [command, ...prefix] = esbuildCommand();
-  let code;
+/** True when dist/config/scripts.cjs is missing or older than a source. */
+function isStale() {
   try {
-    code = execFileSync(
+    return statSync(COMPILED).mtimeMs < newestSource();
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Compiles src/config/scripts.ts to dist/config/scripts.cjs: into a file of this process's own, renamed
+ * over the old one, so serverless processes started together never read a half-written module.
+ */
+function buildConfig() {
+  const [command, ...prefix] = esbuildCommand();
+  mkdirSync(join(ROOT, "dist", "config"), { recursive: true });
+  const partial = `${COMPILED}.${process.pid}.tmp`;
+  try {
+    execFileSync(
       command,
-      [...prefix, ENTRY, "--bundle", "--platform=node", "--format=cjs", "--log-level=error"],
-      { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"], windowsHide: true },
+      [
+        ...prefix,
+        ENTRY,
+        "--bundle",
+        "--platform=node",
+        "--format=cjs",
+        "--log-level=error",
+        `--outfile=${partial}`,
+      ],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], windowsHide: true },
     );
   } catch (error) {
     const detail = String(error.stderr ?? "").trim() || error.message;
     throw new Error(
-      `Could not compile src/scriptExports.ts (src/config.ts and the rules it uses) to check the settings:\n${detail}`,
+      `Could not compile src/config/scripts.ts (the configuration and the rules it uses) to check the settings:\n${detail}`,
     );
   }
-  const module = { exports: {} };
-  new Function("module", "exports", "require", code)(module, module.exports, require);
-  app = module.exports;
+  renameSync(partial, COMPILED);
+}
+
+let app;
+
+/** The exports of src/config/scripts.ts, compiled (dist/config/scripts.cjs), rebuilt first when stale. */
+function appConfig() {
+  if (app !== undefined) return app;
+  if (isStale()) buildConfig();
+  app = require(COMPILED);
   return app;
 }
 
@@ -125,4 +178,15 @@ function targetLine(config) {
   return `${appConfig().describeTarget(config)}; sessions: ${sessionsWhere(config)}`;
 }
 
-module.exports = { appConfig, judge, targetLine, shell, shellCwd };
+module.exports = { appConfig, buildConfig, judge, targetLine, shell, shellCwd };
+
+if (require.main === module && process.argv.includes("--build")) {
+  try {
+    require.resolve("esbuild/package.json");
+  } catch {
+    // An install without dev dependencies has no esbuild, and no serverless to read the module.
+    process.stderr.write("build:config: esbuild is not installed (dev dependency); nothing built\n");
+    process.exit(0);
+  }
+  buildConfig();
+}

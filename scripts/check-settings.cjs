@@ -1,6 +1,6 @@
 // Checks the function's settings before any command builds, runs or deploys it (serverless.yml,
-// custom.settingsChecked), with the application's own validation (src/config.ts, compiled on the fly by
-// app-config.cjs): a bad value stops `npm start`, `invoke local`, `package` and `deploy` at once, with
+// custom.settingsChecked), with the application's own validation (src/config/, compiled once into
+// dist/config/scripts.cjs: app-config.cjs): a bad value stops `npm start`, `invoke local`, `package` and `deploy` at once, with
 // the same one line a deployed function's cold start would fail with, and exit status 1. Without this,
 // `npm start` served an error on every request and `invoke local` hung.
 //

@@ -1,6 +1,6 @@
 // The scopes every /mcp route requires under auth=jwt (serverless.yml, custom.auth.jwt.authorizer.scopes,
 // which the framework turns into each route's AuthorizationScopes): the jwtScopes parameter, split as
-// the function splits JWT_SCOPES (src/config.ts: on white space and commas, duplicates dropped), so the
+// the function splits JWT_SCOPES (src/config/schema.ts: on white space and commas, duplicates dropped), so the
 // authorizer requires exactly the scopes the function advertises (scopes_supported) and checks itself.
 // No scopes: null, which leaves the routes without AuthorizationScopes (any valid token passes).
 

@@ -11,8 +11,8 @@
 //    a stack trace, and the process exited under esbuild's service, which now and then added Go's
 //    "fatal error: all goroutines are asleep - deadlock!" and a goroutine dump. Here no esbuild service
 //    runs yet: this plugin's hook runs before serverless-esbuild's (hooks of one event run in the order
-//    of `plugins`), and the settings check compiles src/config.ts with a one-shot esbuild process
-//    (app-config.cjs). The invoke guard (offline-invoke-guard.cjs, next in the list) then takes the
+//    of `plugins`), and the settings check reads the compiled configuration (dist/config/scripts.cjs,
+//    rebuilt by a one-shot esbuild process only when stale: app-config.cjs). The invoke guard (offline-invoke-guard.cjs, next in the list) then takes the
 //    invoke port at once; serverless offline takes the HTTP port about a second later, after the build.
 // 2. Start lines, on stderr, once the ports are free: the application's configuration warnings
 //    (configWarnings over the shell's variables and the function's: a misspelled PROMETHEUS_ULR lives in

@@ -1,11 +1,9 @@
 // The function role's statements (serverless.yml, provider.iam.role.statements): the aps actions of the
 // tools the deployment serves, and item access to the sessions table.
 //
-// Which tools are served: the `tools` parameter (TOOLS), a comma-separated list of tool names
-// (ExecuteQuery, FindSeries, …) and groups (core, discovery, alerting, all) as tools/catalog.json names
-// them. Names are case-sensitive, groups lower-case; whitespace around an entry and empty entries are
-// ignored (but a value must name one: "," is refused). Unset or empty: all, or core when pythonCompat
-// (PYTHON_COMPAT) is true; a given value wins. The same rules as the application's (src/config.ts).
+// Which tools are served: the `tools` parameter (TOOLS) and pythonCompat (PYTHON_COMPAT), read by the
+// application's own reading of TOOLS (src/config/tools.ts, compiled: scripts/app-config.cjs): names and
+// groups of tools/catalog.json; unset or empty, all, or core when pythonCompat is true.
 // Each tool's aps actions are in tools/catalog.json (the one list of them); the role gets their union:
 //
 // - aps:ListWorkspaces (GetAvailableWorkspaces) has no resource type: its own statement on "*", in the
@@ -23,6 +21,7 @@ const { join } = require("node:path");
 const { readFileSync } = require("node:fs");
 const { requestedRegions, describeResources, dataResources } = require("./workspace-arns.cjs");
 const { backendSecretStatements, secretStatement } = require("./secret-grant.cjs");
+const { appConfig } = require("./app-config.cjs");
 
 /** tools/catalog.json: { groups: { <group>: [tool…] }, actions: { <tool>: [aps action…] } }. */
 const CATALOG = JSON.parse(readFileSync(join(__dirname, "..", "tools", "catalog.json"), "utf8"));
@@ -34,21 +33,6 @@ function text(value) {
   return value === undefined || value === null ? "" : String(value).trim();
 }
 
-/** PYTHON_COMPAT as the application reads it (src/config.ts): true, 1 or yes, any case. */
-function isTrue(value) {
-  return /^(true|1|yes)$/i.test(text(value));
-}
-
-/** Every tool of the catalog, in its order. */
-function allTools(catalog = CATALOG) {
-  return Object.keys(catalog.actions);
-}
-
-/** The groups: the catalog's, and `all`. */
-function groups(catalog = CATALOG) {
-  return { ...catalog.groups, all: allTools(catalog) };
-}
-
 /** An error osls prints as this one line (it prints the stack). */
 function oneLine(message) {
   const error = new Error(message);
@@ -58,31 +42,24 @@ function oneLine(message) {
 
 /**
  * The tools served for a `tools` value and `pythonCompat` flag, in catalog order without repeats, as the
- * application reads TOOLS (src/config.ts). Throws (one line) on an entry that is neither a tool nor a
- * group, and on a value with no entry at all (",").
+ * application reads TOOLS and PYTHON_COMPAT (one reading, compiled from src/config/). Throws (one line) on
+ * an entry that is neither a tool nor a group, and on a value with no entry at all (",").
  */
-function servedTools(tools, pythonCompat, catalog = CATALOG) {
-  const byGroup = groups(catalog);
-  const valid = `groups: ${Object.keys(byGroup).join(", ")}; tools: ${allTools(catalog).join(", ")}`;
+function servedTools(tools, pythonCompat) {
+  const app = appConfig();
+  const valid = `groups: ${[...Object.keys(app.TOOL_GROUPS), "all"].join(", ")}; tools: ${app.ALL_TOOLS.join(", ")}`;
   const given = text(tools);
-  const entries = (given === "" ? (isTrue(pythonCompat) ? "core" : "all") : given)
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-  if (entries.length === 0) {
+  const entries = given === "" ? undefined : app.toolEntries(given);
+  if (entries?.length === 0) {
     throw oneLine(`tools / TOOLS: ${JSON.stringify(given)} names no tool (${valid})`);
   }
-  const wanted = new Set();
-  for (const entry of entries) {
-    if (Object.hasOwn(byGroup, entry)) {
-      for (const tool of byGroup[entry]) wanted.add(tool);
-    } else if (Object.hasOwn(catalog.actions, entry)) {
-      wanted.add(entry);
-    } else {
-      throw oneLine(`tools / TOOLS: ${JSON.stringify(entry)} is neither a tool nor a group (${valid})`);
-    }
+  const unknown = app.unknownToolEntry(entries ?? []);
+  if (unknown !== undefined) {
+    throw oneLine(`tools / TOOLS: ${JSON.stringify(unknown)} is neither a tool nor a group (${valid})`);
   }
-  return allTools(catalog).filter((tool) => wanted.has(tool));
+  // PYTHON_COMPAT as the application reads it; a value it refuses stops the settings check anyway.
+  const compat = app.SETTINGS.PYTHON_COMPAT.safeParse(text(pythonCompat) || undefined);
+  return app.servedTools(entries, compat.success && compat.data, false);
 }
 
 /** The aps actions the tools call, sorted. */

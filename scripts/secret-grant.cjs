@@ -16,7 +16,7 @@
 
 const { local } = require("./command-settings.cjs");
 
-/** The application's own reading of PROMETHEUS_SECRET (src/prometheus/secrets.ts), compiled on first use. */
+/** The application's own reading of PROMETHEUS_SECRET (src/prometheus/secrets.ts), compiled. */
 function secretSourceOf(text) {
   // The region only fills in a parameter path's, which the grant takes from the stack instead.
   return require("./app-config.cjs").appConfig().secretSourceOf(text, "us-east-1");

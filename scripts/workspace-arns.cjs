@@ -17,11 +17,11 @@
 // `deploy` with one line.
 //
 // What a workspace id, URL, ARN and region look like is the application's own rules, not a copy: those
-// of src/prometheus/access.ts and regions.ts, compiled on first use (app-config.cjs).
+// of src/prometheus/access.ts and regions.ts, compiled (dist/config/scripts.cjs, app-config.cjs).
 const { workspaceUrls } = require("./backends.cjs");
 const { local } = require("./command-settings.cjs");
 
-/** The application's workspace and region rules (parseWorkspaceEntry, REGION_PATTERN…), compiled on first use. */
+/** The application's workspace and region rules (parseWorkspaceEntry, REGION_PATTERN…), compiled. */
 function rules() {
   return require("./app-config.cjs").appConfig();
 }

@@ -1,6 +1,6 @@
 import middy, { type MiddyfiedHandler } from "@middy/core";
 import type { Context } from "aws-lambda";
-import type { Config } from "./config.js";
+import type { Config } from "./config/index.js";
 import { buildContainer, type Container, type Dependencies } from "./container.js";
 import { normalizeEvent } from "./http/event.js";
 import { edgeEvent } from "./http/middleware/index.js";

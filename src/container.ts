@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Context } from "aws-lambda";
 import type { Tool } from "../tools/types.js";
 import { Bridge } from "./bridge/bridge.js";
-import type { Config } from "./config.js";
+import type { Config } from "./config/index.js";
 import { type Invocation, type StartedRequest, startRequest } from "./context.js";
 import { requestTimeoutMs } from "./deadline.js";
 import type { DirectInvocation, HttpRequest } from "./http/event.js";

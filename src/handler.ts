@@ -1,5 +1,5 @@
 import { createHandler } from "./app.js";
-import { configFromEnvironment, configWarnings } from "./config.js";
+import { configFromEnvironment, configWarnings } from "./config/index.js";
 
 const config = configFromEnvironment();
 

@@ -19,7 +19,7 @@ import packageJson from "../package.json" with { type: "json" };
 import { forBackends, forPlainPrometheus, instructionsFor, servesViews, toolsNamed } from "../tools/index.js";
 import { Picture, type Tool, type ToolCall, type ToolSettings } from "../tools/types.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
-import type { Config } from "./config.js";
+import type { Config } from "./config/index.js";
 import {
   type Invocation,
   type RequestContext,

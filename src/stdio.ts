@@ -1,6 +1,6 @@
 import { Console } from "node:console";
 import { Logger, type LogItem } from "@aws-lambda-powertools/logger";
-import { type Config, ConfigError, configFromEnvironment, configWarnings } from "./config.js";
+import { type Config, ConfigError, configFromEnvironment, configWarnings } from "./config/index.js";
 import type { Invocation } from "./context.js";
 import { STDIO_REQUEST_TIMEOUT_MS } from "./deadline.js";
 import { redactCredentials } from "./prometheus/urls.js";

@@ -1,4 +1,4 @@
-import { configFromEnvironment, configWarnings } from "./config.js";
+import { configFromEnvironment, configWarnings } from "./config/index.js";
 import { createStreamingHandler } from "./streaming.js";
 
 const config = configFromEnvironment();

@@ -2,7 +2,7 @@ import type { Writable } from "node:stream";
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "aws-lambda";
 import { routerFor, type SinkFor } from "./app.js";
-import type { Config } from "./config.js";
+import type { Config } from "./config/index.js";
 import { buildContainer, type Dependencies } from "./container.js";
 import { invocationEndsAt } from "./deadline.js";
 import { EventWriter } from "./eventWriter.js";

@@ -27,7 +27,7 @@ import { hasCredentials } from "./urls.js";
 export const BACKEND_KINDS = ["amp", "prometheus", "mimir", "cortex", "thanos", "victoriametrics"] as const;
 export type BackendKind = (typeof BACKEND_KINDS)[number];
 
-/** A backend as the configuration describes it (src/config.ts reads BACKENDS into these). */
+/** A backend as the configuration describes it (src/config/rules.ts reads BACKENDS into these). */
 export interface BackendSpec {
   name: string;
   /** Its Prometheus URL; `{tenant}` in its path is each caller's tenant (VictoriaMetrics cluster). */

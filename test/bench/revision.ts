@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bundleForNode } from "../support/bundle.js";
@@ -36,7 +36,8 @@ export async function appOfRevision(
     execFileSync("tar", ["-x", "-C", work], { input: archive });
     writeFileSync(
       join(work, "entry.ts"),
-      'export { createHandler } from "./src/app.js";\nexport { loadConfig } from "./src/config.js";\n',
+      // src/config.ts became the folder src/config/ (issue 39): a revision has one or the other.
+      `export { createHandler } from "./src/app.js";\nexport { loadConfig } from "./src/${existsSync(join(work, "src/config/index.ts")) ? "config/index" : "config"}.js";\n`,
     );
     const outfile = await bundleForNode(join(work, "entry.ts"), join(work, "app.mjs"), {
       nodePaths: [join(root, "node_modules")],

@@ -1,4 +1,4 @@
-import { SETTING_NAMES } from "../../src/config.js";
+import { SETTING_NAMES } from "../../src/config/index.js";
 
 /**
  * The application's settings (docs/configuration.md): tests clear them so the caller's shell

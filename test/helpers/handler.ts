@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { createHandler, type Dependencies } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import { createStreamingHandler } from "../../src/streaming.js";
 import { type EventFormat, type HttpCall, httpEvent, lambdaContext } from "../support/events.js";
 import { asBuffered, installStreamingRuntime } from "../support/lambdaStreaming.js";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { configWarnings, loadConfig } from "../../src/config.js";
+import { configWarnings, loadConfig } from "../../src/config/index.js";
 import { captureOutput } from "../helpers/capture.js";
 import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { describeTarget, loadConfig } from "../../src/config.js";
+import { describeTarget, loadConfig } from "../../src/config/index.js";
 import { type Handler, makeHandler } from "../helpers/handler.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
 import { httpEvent, lambdaContext } from "../support/events.js";

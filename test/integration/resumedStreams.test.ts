@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import { WRITER_ENDED } from "../../src/routes/resume.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import { DynamoStreamEvents, eventId } from "../../src/sessions/streamEvents.js";

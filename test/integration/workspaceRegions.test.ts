@@ -1,6 +1,6 @@
 import dns from "node:dns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import { serverOptionsOf } from "../../src/server.js";
 import {
   ExecuteQuery,

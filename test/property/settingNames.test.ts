@@ -1,6 +1,6 @@
 import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { intendedSetting, SETTING_NAMES } from "../../src/config.js";
+import { intendedSetting, SETTING_NAMES } from "../../src/config/index.js";
 
 // intendedSetting rules out most pairs by a cheap lower bound before computing the edit distance: it
 // must name exactly the setting a full Levenshtein comparison names, for near misses and for strangers.

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 
 // scripts/jwt-scopes.cjs gives the /mcp routes their AuthorizationScopes (serverless.yml,
 // custom.auth.jwt.authorizer.scopes) from the jwtScopes parameter, which the function also gets as

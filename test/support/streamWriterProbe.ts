@@ -3,7 +3,7 @@
 // One invocation of the streaming entry, as a Lambda container runs it (its sessions and stream events
 // wherever the environment says), which the test kills mid-answer: an invocation that dies. Prints one
 // JSON line with its answer should it live to give one.
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import { createStreamingHandler } from "../../src/streaming.js";
 import { lambdaContext } from "./events.js";
 import { asBuffered, installStreamingRuntime } from "./lambdaStreaming.js";

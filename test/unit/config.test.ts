@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, configFromEnvironment, loadConfig } from "../../src/config.js";
+import { ConfigError, configFromEnvironment, loadConfig } from "../../src/config/index.js";
 
 describe("configuration", () => {
   it("defaults match the documented table", () => {

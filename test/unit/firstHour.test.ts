@@ -7,7 +7,7 @@ import {
   intendedSetting,
   loadConfig,
   SETTING_NAMES,
-} from "../../src/config.js";
+} from "../../src/config/index.js";
 import { TOOL_ERROR_KINDS } from "../../src/errors.js";
 import { captureOutput } from "../helpers/capture.js";
 import { callHttp, type Handler } from "../helpers/handler.js";

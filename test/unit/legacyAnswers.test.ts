@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import { renderToolResult, serverOptionsOf } from "../../src/server.js";
 import { askRange } from "../../tools/executeRangeQuery.js";
 import { answerForm } from "../../tools/params.js";

@@ -5,7 +5,7 @@
 // that never answers and `REMAINING_MS` left in the Lambda, from the call to its answer.
 import { z } from "zod";
 import { createHandler } from "../../../src/app.js";
-import { configFromEnvironment } from "../../../src/config.js";
+import { configFromEnvironment } from "../../../src/config/index.js";
 import { defineTool } from "../../../tools/types.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
 import type { BenchContext } from "../context.js";

@@ -29,7 +29,7 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { createHandler } from "../../../src/app.js";
-import { configFromEnvironment } from "../../../src/config.js";
+import { configFromEnvironment } from "../../../src/config/index.js";
 import { createUpstream } from "../../../src/prometheus/upstream.js";
 import { renderToolResult } from "../../../src/server.js";
 import { GetServerInfo, tools } from "../../../tools/index.js";

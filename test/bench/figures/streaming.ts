@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { createHandler } from "../../../src/app.js";
-import { configFromEnvironment } from "../../../src/config.js";
+import { configFromEnvironment } from "../../../src/config/index.js";
 import { createStreamingHandler } from "../../../src/streaming.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
 import { type FrontDoor, startFrontDoor } from "../../support/frontDoor.js";
