@@ -21,8 +21,8 @@ export default defineConfig({
     setupFiles: ["test/support/secretScan.ts"],
     projects: [
       { extends: true, test: { name: "all", include: ["test/**/*.test.ts"], env } },
-      // The contract suite again, against the streaming entry (src/streaming.ts): the same answers,
-      // read back as a streaming front door frames them (test/helpers/handler.ts).
+      // The contract suite again, against the streaming entry (src/lambda/streaming.ts): the same answers,
+      // read back as a streaming front door frames them (test/support/handler.ts).
       {
         extends: true,
         test: {

@@ -1,11 +1,11 @@
 // Before/after in one run: the handler of a git revision against the working tree's, through the same
 // warm requests as benchmark figure 1, interleaved in one process. Run with `npm run bench:compare --
 // [revision] [--log-level=INFO] [--iterations=5000]`; the revision defaults to HEAD (the last commit
-// against uncommitted changes). Each side is bundled with esbuild from its own `src/handler.ts`.
+// against uncommitted changes). Each side is bundled with esbuild from its own handler entry.
 // The handlers log to stdout, which (as in Lambda) is a pipe read by this script's parent process;
 // results go to stderr, one JSON line per case.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -44,10 +44,12 @@ if (process.env.BENCH_COMPARE_CHILD !== undefined) {
     });
     return outfile;
   };
-  const bundles = [
-    await bundle(join(work, "base", "src", "handler.ts"), "base"),
-    await bundle(join(root, "src", "handler.ts"), "head"),
-  ];
+  // The entry moved into src/lambda/ (issue 39); an older revision has it at the root of src/.
+  const entryIn = (tree) =>
+    [join(tree, "src", "lambda", "handler.ts"), join(tree, "src", "handler.ts")].find((path) =>
+      existsSync(path),
+    );
+  const bundles = [await bundle(entryIn(join(work, "base")), "base"), await bundle(entryIn(root), "head")];
   console.error(JSON.stringify({ base: revision, head: "working tree" }));
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
     env: {

@@ -1,4 +1,4 @@
-// Bundles the stdio entry (src/stdioMain.ts, which starts src/stdio.ts's server) into dist/stdio/stdio.js,
+// Bundles the stdio entry (src/stdio/stdioMain.ts, which starts src/stdio/stdio.ts's server) into dist/stdio/stdio.js,
 // the target of the `prometheus-mcp-stdio` bin. `npm ci` runs it (the `prepare` script), so a fresh
 // clone's bin works without another step.
 // The AWS SDK clients go to chunks loaded on first use, as in the Lambda bundle.
@@ -55,7 +55,7 @@ try {
 await esbuild.build({
   absWorkingDir: root,
   // Named stdio.js (the bin's path) whatever the entry's file is called.
-  entryPoints: [{ in: "src/stdioMain.ts", out: "stdio" }],
+  entryPoints: [{ in: "src/stdio/stdioMain.ts", out: "stdio" }],
   outdir: "dist/stdio",
   bundle: true,
   splitting: true,

@@ -3,12 +3,12 @@
 // changing what the code does (BENCHMARKS.md, "Cold start"; bench case cold-start):
 //
 // - toolSchemasAtBuild: the tools' JSON Schemas, which zod makes on the first tools/list (a large share
-//   of that request), are made once here and stored in the bundle in place of src/toolSchemaCache.ts.
-//   The code that makes them is the code that would have run (src/toolSchemas.ts, compiled from the same
+//   of that request), are made once here and stored in the bundle in place of src/mcp/toolSchemaCache.ts.
+//   The code that makes them is the code that would have run (src/mcp/toolSchemas.ts, compiled from the same
 //   sources by the same esbuild), so they cannot differ from it.
 // - ajvOnFirstUse: the MCP SDK's server module imports its Ajv provider, which evaluates Ajv and
 //   ajv-formats at import although Ajv only ever checks elicitation answers, which this server never
-//   asks for. Its imports get src/lazyAjvProvider.ts instead: the same class, which requires the SDK's
+//   asks for. Its imports get src/mcp/lazyAjvProvider.ts instead: the same class, which requires the SDK's
 //   own provider on first use. That provider, Ajv with it, is bundled apart, as sdk-ajv-provider.cjs
 //   beside the chunks that require it: not even parsed at a cold start. A build where the plugin
 //   replaced nothing fails, so an SDK that moves its provider is noticed here, not as a slower start.
@@ -28,9 +28,9 @@ const { copyFile, writeFile } = require("node:fs/promises");
 const { dirname, join, relative, resolve, sep } = require("node:path");
 
 const ROOT = join(__dirname, "..");
-const TOOL_SCHEMAS = join(ROOT, "src", "toolSchemas.ts");
-const SCHEMA_CACHE = join(ROOT, "src", "toolSchemaCache.ts");
-const LAZY_AJV = join(ROOT, "src", "lazyAjvProvider.ts");
+const TOOL_SCHEMAS = join(ROOT, "src", "mcp", "toolSchemas.ts");
+const SCHEMA_CACHE = join(ROOT, "src", "mcp", "toolSchemaCache.ts");
+const LAZY_AJV = join(ROOT, "src", "mcp", "lazyAjvProvider.ts");
 const SDK = `${sep}@modelcontextprotocol${sep}sdk${sep}`;
 const SDK_PROVIDER = "@modelcontextprotocol/sdk/validation/ajv";
 const CHART_ASSETS = join(ROOT, "src", "charts", "assets.ts");
@@ -43,10 +43,10 @@ const CHART_FILES = {
   "resvg.wasm": "@resvg/resvg-wasm/index_bg.wasm",
   "DejaVuSans.ttf": "dejavu-fonts-ttf/ttf/DejaVuSans.ttf",
 };
-/** The SDK's Ajv provider bundled apart, written beside every output that holds src/lazyAjvProvider.ts. */
+/** The SDK's Ajv provider bundled apart, written beside every output that holds src/mcp/lazyAjvProvider.ts. */
 const PROVIDER_FILE = "sdk-ajv-provider.cjs";
 
-/** The built-in tools' JSON Schemas (src/toolSchemas.ts's jsonSchemaTable), compiled and run once per build. */
+/** The built-in tools' JSON Schemas (src/mcp/toolSchemas.ts's jsonSchemaTable), compiled and run once per build. */
 async function jsonSchemaTable(esbuild) {
   const compiled = await esbuild.build({
     entryPoints: [TOOL_SCHEMAS],

@@ -4,7 +4,7 @@
 //   functionUrl  the HTTP API and a buffered Function URL (AWS_IAM) beside it (resources.McpFunctionUrl).
 //   streaming    a REST API whose Lambda proxy integrations stream (responseTransferMode STREAM, up to
 //                15 min, 5 min idle) and a Function URL in RESPONSE_STREAM mode, both served by the
-//                streaming entry (src/streamHandler.ts). No HTTP API: its integrations cannot stream,
+//                streaming entry (src/lambda/streamHandler.ts). No HTTP API: its integrations cannot stream,
 //                and a streaming handler's framed answer is no payload an HTTP API can read.
 //
 // `invoke local` and `offline` (`npm start`) run the buffered handler in every mode (see `handler`).
@@ -26,11 +26,11 @@ const ROUTES = [
 ];
 
 const DOORS = {
-  httpApi: { handler: "src/handler.handler", timeout: 29, streaming: false },
-  functionUrl: { handler: "src/handler.handler", timeout: 120, streaming: false },
+  httpApi: { handler: "src/lambda/handler.handler", timeout: 29, streaming: false },
+  functionUrl: { handler: "src/lambda/handler.handler", timeout: 120, streaming: false },
   // The REST API streams for up to 15 minutes; 5 minutes of function time is what a slow query needs
   // (Prometheus's own default query timeout is 2 minutes) without a stuck call billing for 15.
-  streaming: { handler: "src/streamHandler.handler", timeout: 300, streaming: true },
+  streaming: { handler: "src/lambda/streamHandler.handler", timeout: 300, streaming: true },
 };
 
 async function frontDoor(resolveVariable) {
@@ -118,7 +118,7 @@ module.exports = {
   // runs a streaming handler (there is no awslambda.streamifyResponse there), and the REST API's events
   // reach the buffered handler as well as the HTTP API's.
   handler: async ({ resolveVariable }) =>
-    local ? "src/handler.handler" : (await frontDoor(resolveVariable)).handler,
+    local ? "src/lambda/handler.handler" : (await frontDoor(resolveVariable)).handler,
   timeout: async ({ resolveVariable }) => (await frontDoor(resolveVariable)).timeout,
   streaming: async ({ resolveVariable }) => (await frontDoor(resolveVariable)).streaming,
   // The Function URL (frontDoor functionUrl or streaming): buffered, or streamed.

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
-import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "aws-lambda";
+import type { JSONRPCNotification } from "./mcp/sdk.js";
 import type { Report } from "./metrics/report.js";
 import { boundedDebug } from "./metrics/requestLine.js";
 import type { Progress } from "./progress.js";

@@ -11,8 +11,8 @@
  * costs at most MAX_VALUE_CHARS of it, so it is still shown.
  */
 
-import { isPlainObject, parseJsonBytes } from "./json.js";
-import { cutText, formatCount } from "./text.js";
+import { isPlainObject, parseJsonBytes } from "./util/json.js";
+import { cutText, formatCount } from "./util/text.js";
 
 /**
  * The most characters (UTF-16 code units) of one string from a monitored system that an answer holds;

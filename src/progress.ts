@@ -1,4 +1,4 @@
-import { formatCount, formatSize } from "./text.js";
+import { formatCount, formatSize } from "./util/text.js";
 
 /**
  * How far along a request is, for a caller who asked to be told (an MCP `progressToken`): each layer

@@ -1,5 +1,4 @@
 import { ToolError } from "../src/errors.js";
-import { parseJsonBytes } from "../src/json.js";
 import type { AnswerSink, DataPlaneCall } from "../src/prometheus/dataPlane.js";
 import { NoAlertmanagerError } from "../src/prometheus/workspaces.js";
 import { loadRegexEngine } from "../src/promql/matchers.js";
@@ -10,7 +9,8 @@ import {
   amAlertOf,
   amSilenceOf,
 } from "../src/results/alertmanagerStatus.js";
-import { cutText } from "../src/text.js";
+import { parseJsonBytes } from "../src/util/json.js";
+import { cutText } from "../src/util/text.js";
 import { usableProfile, type WorkspaceArgs } from "./common.js";
 import type { ToolCall } from "./types.js";
 

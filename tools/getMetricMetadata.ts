@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { isPlainObject } from "../src/json.js";
 import { ListCollector } from "../src/results/entryList.js";
 import { compareMetadata, type MetadataEntry, metadataEntries } from "../src/results/metadata.js";
+import { isPlainObject } from "../src/util/json.js";
 import { expectList, getFromWorkspace, readOnly } from "./common.js";
 import { countLimit, profile, region, workspaceId, wrongType } from "./params.js";
 import { truncation } from "./results.js";

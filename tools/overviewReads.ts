@@ -1,11 +1,11 @@
 import { ToolError } from "../src/errors.js";
-import { parseJsonBytes } from "../src/json.js";
 import type { AnswerSink } from "../src/prometheus/answerReader.js";
 import type { BackendKind } from "../src/prometheus/backends.js";
 import { type AlertEntry, alertEntry, compareAlerts } from "../src/results/alerts.js";
 import { type DataRange, oldestSample, runtimeFacts } from "../src/results/dataRange.js";
 import { compareTargets, readTarget, type TargetNotUp } from "../src/results/targets.js";
-import { cutText } from "../src/text.js";
+import { parseJsonBytes } from "../src/util/json.js";
+import { cutText } from "../src/util/text.js";
 import { getFromWorkspace, usableProfile, type WorkspaceArgs } from "./common.js";
 import type { ToolCall } from "./types.js";
 

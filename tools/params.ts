@@ -1,10 +1,10 @@
 import * as z from "zod";
 import { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "../src/charts/thresholdLimits.js";
-import { hasLoneSurrogate } from "../src/json.js";
 import { WORKSPACE_ID_FORM, WORKSPACE_ID_MAX_LENGTH } from "../src/prometheus/access.js";
 import { REGION_PATTERN } from "../src/prometheus/regions.js";
 import type { QueryAsked } from "../src/results/queryAsked.js";
 import { ORDERS, type Order } from "../src/results/ranking.js";
+import { hasLoneSurrogate } from "../src/util/json.js";
 import { durationMs, parseRelativeTime } from "./relativeTime.js";
 import type { ToolCall } from "./types.js";
 

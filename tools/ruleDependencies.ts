@@ -1,7 +1,7 @@
-import { parseJsonBytes } from "../src/json.js";
 import { loadPromql } from "../src/promql/syntax.js";
 import { RuleDependencies, seriesName, seriesQuery } from "../src/results/ruleDependencies.js";
 import { type RuleEntry, ruleEntries } from "../src/results/rules.js";
+import { parseJsonBytes } from "../src/util/json.js";
 import { getFromWorkspace, type WorkspaceArgs } from "./common.js";
 import { type ToolCall, ToolError } from "./types.js";
 

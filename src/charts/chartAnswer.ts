@@ -1,5 +1,4 @@
 import { ToolError } from "../errors.js";
-import { parseJsonBytes } from "../json.js";
 import type { AnswerSink } from "../prometheus/answerReader.js";
 import type { QueryRange } from "../results/curves.js";
 import { type Budget, less, Measure } from "../results/fit.js";
@@ -7,6 +6,7 @@ import type { Labels } from "../results/labelSets.js";
 import { leanTable } from "../results/leanTable.js";
 import type { QueryResult, QueryResultCollector } from "../results/queryResult.js";
 import { asSeries } from "../results/series.js";
+import { parseJsonBytes } from "../util/json.js";
 import { ChartData } from "./chartData.js";
 import type { ChartModel } from "./chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH } from "./size.js";

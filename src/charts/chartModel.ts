@@ -1,7 +1,7 @@
 import type { Labels } from "../results/labelSets.js";
 import { type Order, ranked } from "../results/ranking.js";
 import type { SeriesStats } from "../results/stats.js";
-import { cutText } from "../text.js";
+import { cutText } from "../util/text.js";
 import { type Band, ChartData, type ChartPoint, type ChartSeries } from "./chartData.js";
 import { MAX_THRESHOLD_LABEL_CHARS, MAX_THRESHOLDS } from "./thresholdLimits.js";
 import { type Unit, unitOfQuery } from "./units.js";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { memoize } from "../memoize.js";
+import { memoize } from "../util/memoize.js";
 
 /**
  * The file the chart renderer's worker runs (drawing.ts). In the shipped bundles

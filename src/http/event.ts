@@ -1,6 +1,6 @@
 import { HTTP_API_LIMIT_MS, REST_API_LIMIT_MS } from "../deadline.js";
-import { isPlainObject } from "../json.js";
-import { cutText } from "../text.js";
+import { isPlainObject } from "../util/json.js";
+import { cutText } from "../util/text.js";
 
 /** An HTTP request, whatever Lambda event shape carried it. */
 export interface HttpRequest {

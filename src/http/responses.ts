@@ -7,7 +7,7 @@ export interface HttpResponse {
   body: string;
   /**
    * SSE frames that follow the headers as they come (a resumed stream, src/routes/resume.ts): only a
-   * streaming front door (src/streaming.ts) is given a response with them; `body` is then empty.
+   * streaming front door (src/lambda/streaming.ts) is given a response with them; `body` is then empty.
    */
   events?: AsyncIterable<string>;
 }

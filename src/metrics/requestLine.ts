@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import { cutText } from "../text.js";
+import { cutText } from "../util/text.js";
 import { type EmfDocument, serializeEmf } from "./emf.js";
 
 /** Where the line goes: stdout, which Lambda sends to CloudWatch Logs (and EMF into metrics). */

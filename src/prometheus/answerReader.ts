@@ -1,6 +1,6 @@
 import { ToolError } from "../errors.js";
-import { MalformedJsonError } from "../json.js";
 import { boundElement, boundStrings, MAX_VALUE_CHARS } from "../monitoredText.js";
+import { MalformedJsonError } from "../util/json.js";
 import {
   AnswerFormatError,
   AnswerLimitError,

@@ -1,7 +1,7 @@
 import type { AmpClient } from "@aws-sdk/client-amp";
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
-import { Memo } from "../memoize.js";
 import { traced } from "../tracing/trace.js";
+import { Memo } from "../util/memoize.js";
 import { AmpNotFoundError, ampError } from "./ampErrors.js";
 import type { Credentials } from "./credentials.js";
 import type { Regions } from "./regions.js";

@@ -1,6 +1,6 @@
 import type { defaultProvider } from "@aws-sdk/credential-provider-node";
 import { firstLine, ToolError } from "../errors.js";
-import { Memo } from "../memoize.js";
+import { Memo } from "../util/memoize.js";
 
 type CredentialsProvider = ReturnType<typeof defaultProvider>;
 

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { backoffDelay, isRetryableStatus, PROMETHEUS_BACKOFF } from "../backoff.js";
 import { abortedByDeadline, type RequestContext, step, timeLeft } from "../context.js";
 import { ToolError } from "../errors.js";
-import { Memo } from "../memoize.js";
 import { boundValue } from "../monitoredText.js";
-import { cutText } from "../text.js";
 import { type Trace, traced } from "../tracing/trace.js";
+import { backoffDelay, isRetryableStatus, PROMETHEUS_BACKOFF } from "../util/backoff.js";
+import { Memo } from "../util/memoize.js";
+import { cutText } from "../util/text.js";
 import { type AnswerSink, MAX_ERROR_BODY_BYTES, readAnswer, readCapped } from "./answerReader.js";
 import { authorizationOf, noTenant, type UpstreamAuth } from "./auth.js";
 import type { Credentials } from "./credentials.js";

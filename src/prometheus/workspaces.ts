@@ -1,6 +1,6 @@
 import type { RequestContext } from "../context.js";
 import { ToolError } from "../errors.js";
-import { Memo } from "../memoize.js";
+import { Memo } from "../util/memoize.js";
 import {
   type AccessSettings,
   ampRegionOfUrl,

@@ -6,8 +6,8 @@
  */
 
 import type { RE2JS } from "re2js";
-import { hasLoneSurrogate } from "../json.js";
-import { memoize } from "../memoize.js";
+import { hasLoneSurrogate } from "../util/json.js";
+import { memoize } from "../util/memoize.js";
 import { children, loadPromql, type PromqlModule, type SyntaxNode } from "./syntax.js";
 
 /** re2js, the RE2 engine (Go's `regexp` ported): loaded on first need, see loadRegexEngine. */

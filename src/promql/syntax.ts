@@ -4,7 +4,7 @@
  * text, sliced or spliced by node positions so that a rewrite keeps the caller's text verbatim.
  */
 
-import { memoize } from "../memoize.js";
+import { memoize } from "../util/memoize.js";
 
 export type PromqlModule = typeof import("@prometheus-io/lezer-promql");
 export type SyntaxNode = ReturnType<PromqlModule["parser"]["parse"]>["topNode"];

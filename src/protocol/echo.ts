@@ -1,4 +1,4 @@
-import { cutText } from "../text.js";
+import { cutText } from "../util/text.js";
 
 /** A caller's string in an answer is cut here: enough to recognise it, never a megabyte echoed. */
 const ECHOED_CHARS = 120;

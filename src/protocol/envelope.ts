@@ -1,4 +1,4 @@
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { isLegacyVersion } from "./versions.js";
 
 /** The `_meta` keys of protocol revision 2026-07-28. */

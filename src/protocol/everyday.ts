@@ -1,4 +1,4 @@
-import { RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
+import { RELATED_TASK_META_KEY } from "../mcp/sdk.js";
 
 /*
  * The shapes nearly every message has, recognised by hand. The SDK's zod schemas are far slower a

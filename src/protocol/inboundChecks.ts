@@ -1,6 +1,6 @@
 /**
  * Where an inbound message is checked, told as it happens to whoever listens: no one in service (one
- * property read a check); test/helpers/validations.ts counts them, with the SDK's own checks beside
+ * property read a check); test/support/validations.ts counts them, with the SDK's own checks beside
  * them, to show that each layer of a message (the JSON-RPC message, its method's params, a tool's
  * arguments) is validated once on its way to the McpServer.
  */

@@ -9,8 +9,8 @@ import {
   type JSONRPCRequest,
   type JSONRPCResultResponse,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
-import { isPlainObject } from "../json.js";
+} from "../mcp/sdk.js";
+import { isPlainObject } from "../util/json.js";
 import { isEverydayMessage } from "./everyday.js";
 import { checking } from "./inboundChecks.js";
 

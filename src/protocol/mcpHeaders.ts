@@ -1,5 +1,5 @@
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { isFieldValue, present, trimOws } from "../http/fieldValue.js";
+import { ErrorCode } from "../mcp/sdk.js";
 import { cut } from "./echo.js";
 import { isLegacyVersion, SUPPORTED_VERSIONS } from "./versions.js";
 

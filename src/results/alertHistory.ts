@@ -4,8 +4,8 @@
  * `alertstate="active_at"`) into each alert's episodes, and those as compact entries for the model.
  */
 
-import { isPlainObject, parseJsonBytes } from "../json.js";
 import { formatDuration } from "../promql/advice.js";
+import { isPlainObject, parseJsonBytes } from "../util/json.js";
 import {
   type Episode,
   episodesOf,

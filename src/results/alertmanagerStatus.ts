@@ -5,8 +5,8 @@
  * (`GET /api/v2/alerts` with every state, `GET /api/v2/silences`) and hands them over.
  */
 
-import { isPlainObject } from "../json.js";
 import { type LabelMatcher, matches, SelectorError } from "../promql/matchers.js";
+import { isPlainObject } from "../util/json.js";
 import { compareCodePoints, type Labels, labelSet, labelValue, sortedPairs } from "./labelSets.js";
 
 /** One alert as Alertmanager holds it (`GET /api/v2/alerts`), the fields the join reads. */

@@ -5,7 +5,7 @@
  * zero time for "never".
  */
 
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { formatCount } from "./fit.js";
 import {
   compareCodePoints,

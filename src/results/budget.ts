@@ -4,7 +4,7 @@ import { resultBytesCap } from "./inlineSize.js";
 /**
  * The token budget, from the Lambda limit down to the cut: every figure of the chain, in the order it is
  * derived. Who reads what: src/routes/ceiling.ts checks whole responses against the front door's limit,
- * src/server.ts gives each tool call the budget of resultBudget, and src/results/cut.ts and fit.ts cut a
+ * src/mcp/server.ts gives each tool call the budget of resultBudget, and src/results/cut.ts and fit.ts cut a
  * result to it.
  *
  * 1. The front door's limit on a response: RESPONSE_LIMIT_BYTES (a buffered Lambda response, 6 MB) or
@@ -39,7 +39,7 @@ export const HTTP_REPLY_BYTES = Math.floor((RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE
 export const DIRECT_REPLY_BYTES = RESPONSE_LIMIT_BYTES - HTTP_ENVELOPE_BYTES;
 
 /**
- * The most bytes of a response streamed through a streaming front door (src/streaming.ts): Lambda
+ * The most bytes of a response streamed through a streaming front door (src/lambda/streaming.ts): Lambda
  * streams up to 200 MB (a Function URL in RESPONSE_STREAM mode, a REST API integration that streams),
  * less room to spare. The body goes out as it is, not escaped into a JSON payload.
  */

@@ -11,7 +11,7 @@
  * `cut-range-points-per-token`). An instant query's matrix (a range selector, no step) keeps its
  * `[time, value]` pairs, values rounded; a vector sample keeps its `value` pair, value rounded.
  */
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import type { Curve, QueryRange } from "./curves.js";
 import { parseSample, rfc3339, sampleText, tableNumber } from "./numbers.js";
 import type { QueryAsked } from "./queryAsked.js";

@@ -5,7 +5,7 @@
  * So that "compared with 24 h ago" is known to be possible before it is asked.
  */
 
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { isSetTime } from "./alerts.js";
 
 /**

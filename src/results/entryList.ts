@@ -1,4 +1,4 @@
-import { parseJsonBytes } from "../json.js";
+import { parseJsonBytes } from "../util/json.js";
 import {
   addCost,
   type Budget,

@@ -1,5 +1,5 @@
 import type { Progress } from "../progress.js";
-import { formatCount } from "../text.js";
+import { formatCount } from "../util/text.js";
 import { estimateTokens, TokenTally } from "./tokens.js";
 
 export { formatCount };

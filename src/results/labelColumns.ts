@@ -1,4 +1,4 @@
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { commonLabels } from "./table.js";
 
 /** Labels another label determines, by its values: `{node: {"ip-10-0-1-5": {instance: "10.0.1.5:10250"}}}`. */

@@ -5,7 +5,7 @@
  * compares strings byte by byte in UTF-8) would.
  */
 
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { formatCount } from "./fit.js";
 
 /** A label set: label name → value. */

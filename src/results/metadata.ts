@@ -3,7 +3,7 @@
  * `{type, help, unit}` its targets expose), flattened into one sorted entry per metric and description.
  */
 
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { compareCodePoints } from "./labelSets.js";
 
 /** One description of a metric; `unit` is left out when empty (it nearly always is). */

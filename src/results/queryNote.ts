@@ -1,5 +1,5 @@
 import { formatDuration, type Suggestion } from "../promql/advice.js";
-import { formatSize } from "../text.js";
+import { formatSize } from "../util/text.js";
 import { type Budget, budgetWords, formatCount } from "./fit.js";
 import { SIGNIFICANT_DIGITS } from "./numbers.js";
 import type { Order } from "./ranking.js";

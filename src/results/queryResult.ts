@@ -1,6 +1,6 @@
-import { isPlainObject, parseJsonBytes } from "../json.js";
 import type { Progress } from "../progress.js";
-import { formatSize } from "../text.js";
+import { isPlainObject, parseJsonBytes } from "../util/json.js";
+import { formatSize } from "../util/text.js";
 import { compactElement, rangeHeader, withRangeHeader } from "./compactCurve.js";
 import { describeCut } from "./cut.js";
 import { type Described, Description, type Descriptions } from "./description.js";

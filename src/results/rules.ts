@@ -3,8 +3,8 @@
  * into one flat, compact entry per rule for the model, filtered, ordered, and tallied for the note of a cut list.
  */
 
-import { isPlainObject } from "../json.js";
 import { formatDuration } from "../promql/advice.js";
+import { isPlainObject } from "../util/json.js";
 import { isSetTime } from "./alerts.js";
 import { formatCount } from "./fit.js";
 import { compareCodePoints, comparePairs, labelSet, sortedPairs } from "./labelSets.js";

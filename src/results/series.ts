@@ -1,4 +1,4 @@
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { parseSample } from "./numbers.js";
 
 /**

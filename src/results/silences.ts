@@ -3,8 +3,8 @@
  * (matchers written as PromQL matchers, as a user writes them in amtool or a selector) and ordered.
  */
 
-import { isPlainObject } from "../json.js";
 import { labelToken } from "../promql/syntax.js";
+import { isPlainObject } from "../util/json.js";
 import { compareInstants, isSetTime } from "./alerts.js";
 import { compareCodePoints } from "./labelSets.js";
 

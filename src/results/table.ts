@@ -1,4 +1,4 @@
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import type { Described } from "./description.js";
 import { type Budget, type Cost, fitsIn, type Measure, NO_COST, type Sequence } from "./fit.js";
 import { tableNumber } from "./numbers.js";

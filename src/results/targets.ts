@@ -3,7 +3,7 @@
  * the ones not up, made into compact entries for the model, and a tally of all of them.
  */
 
-import { isPlainObject } from "../json.js";
+import { isPlainObject } from "../util/json.js";
 import { compareInstants, isSetTime } from "./alerts.js";
 import { compareCodePoints, labelSet, labelValue } from "./labelSets.js";
 

@@ -1,5 +1,5 @@
-import type { Outcome } from "../bridge/dispatch.js";
 import type { HttpResponse } from "../http/responses.js";
+import type { Outcome } from "../mcp/bridge/dispatch.js";
 import { ErrorCode, errorReply, type Reply } from "../protocol/jsonrpc.js";
 import {
   DIRECT_REPLY_BYTES,

@@ -1,6 +1,6 @@
-import type { Bridge } from "../bridge/bridge.js";
-import { dispatchStateless, type Outcome, statusOf } from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
+import type { Bridge } from "../mcp/bridge/bridge.js";
+import { dispatchStateless, type Outcome, statusOf } from "../mcp/bridge/dispatch.js";
 import { classify } from "../protocol/classify.js";
 import { methodNamesIn } from "../protocol/jsonrpc.js";
 import type { Answer } from "./answer.js";

@@ -1,12 +1,3 @@
-import type { Bridge } from "../bridge/bridge.js";
-import {
-  completeInitialize,
-  dispatch,
-  dispatchStateless,
-  type Outcome,
-  single,
-  statusOf,
-} from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
 import type { Decided, EdgeEvent, EdgeSettings } from "../http/middleware/index.js";
 import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
@@ -18,6 +9,15 @@ import {
   jsonRpcErrorResponse,
   serializedJsonResponse,
 } from "../http/responses.js";
+import type { Bridge } from "../mcp/bridge/bridge.js";
+import {
+  completeInitialize,
+  dispatch,
+  dispatchStateless,
+  type Outcome,
+  single,
+  statusOf,
+} from "../mcp/bridge/dispatch.js";
 import { type Body, type Classification, classify, type Malformed } from "../protocol/classify.js";
 import { ErrorCode, methodNamesIn, replyJson, SERVER_ERROR } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";

@@ -1,6 +1,6 @@
-import type { Bridge } from "../bridge/bridge.js";
-import { type Outcome, single } from "../bridge/dispatch.js";
 import type { RequestContext } from "../context.js";
+import type { Bridge } from "../mcp/bridge/bridge.js";
+import { type Outcome, single } from "../mcp/bridge/dispatch.js";
 import { cut } from "../protocol/echo.js";
 import { META_KEYS } from "../protocol/envelope.js";
 import { ErrorCode, errorReply, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";

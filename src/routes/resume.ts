@@ -6,7 +6,6 @@ import type { Decided } from "../http/middleware/edge.js";
 import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
 import { type HttpResponse, jsonRpcErrorResponse } from "../http/responses.js";
 import { acceptsEventStream, SSE_HEADERS, sseEvent } from "../http/sse.js";
-import { isPlainObject } from "../json.js";
 import { ErrorCode, errorReply, type JSONRPCErrorResponse, type RequestId } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
 import {
@@ -16,6 +15,7 @@ import {
   type StoredEvent,
   type StreamEventStore,
 } from "../sessions/streamEvents.js";
+import { isPlainObject } from "../util/json.js";
 import {
   badSessionId,
   SESSION_HEADER,
@@ -121,7 +121,7 @@ async function* noEvents(): AsyncGenerator<string> {}
 
 /**
  * Notes each `notifications/cancelled` in a session's payload where every container can see it: the
- * request it cancels may be running in another invocation, which looks for it (src/streaming.ts).
+ * request it cancels may be running in another invocation, which looks for it (src/lambda/streaming.ts).
  * Best effort: the container's own bridge still cancels what it runs, whatever the store does.
  */
 export async function noteCancellations(

@@ -1,8 +1,8 @@
 import { abortedByDeadline, type RequestContext, step } from "../context.js";
 import { STORE_CALL_TIMEOUT_MS as CALL_TIMEOUT_MS } from "../deadline.js";
 import { firstLine } from "../errors.js";
-import { cutText } from "../text.js";
 import { traced } from "../tracing/trace.js";
+import { cutText } from "../util/text.js";
 import { BaseSessionStore, type RecordLimit } from "./baseStore.js";
 import { type DynamoCommands, loadDynamo } from "./dynamoClient.js";
 import { CHANGE_FIELDS, recordFrom, type Serialised, toStored } from "./record.js";

@@ -1,5 +1,5 @@
-import { hasLoneSurrogate } from "../json.js";
-import { cutText } from "../text.js";
+import { hasLoneSurrogate } from "../util/json.js";
+import { cutText } from "../util/text.js";
 import { SessionDataError, type SessionRecord } from "./store.js";
 
 /**

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Backoff, backoffDelay } from "../backoff.js";
-import type { Bridge } from "../bridge/bridge.js";
 import { type RequestContext, timeLeft, withMargin } from "../context.js";
 import { SESSION_REFRESH_BUDGET_MS } from "../deadline.js";
-import { Lru } from "../lru.js";
+import type { Bridge } from "../mcp/bridge/bridge.js";
 import { ErrorCode, type JSONRPCRequest, type Reply } from "../protocol/jsonrpc.js";
+import { type Backoff, backoffDelay } from "../util/backoff.js";
+import { Lru } from "../util/lru.js";
 import { checkInitializeParams } from "./limits.js";
 import { hasExpired } from "./record.js";
 import { type SessionChanges, type SessionRecord, type SessionStore, SessionStoreError } from "./store.js";

@@ -1,4 +1,4 @@
-import { memoize } from "../memoize.js";
+import { memoize } from "../util/memoize.js";
 
 /**
  * The range view's HTML page (view/rangeView.ts and uPlot, built by scripts/view-build.mjs). In the

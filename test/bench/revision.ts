@@ -37,7 +37,7 @@ export async function appOfRevision(
     writeFileSync(
       join(work, "entry.ts"),
       // src/config.ts became the folder src/config/ (issue 39): a revision has one or the other.
-      `export { createHandler } from "./src/app.js";\nexport { loadConfig } from "./src/${existsSync(join(work, "src/config/index.ts")) ? "config/index" : "config"}.js";\n`,
+      `export { createHandler } from "./src/lambda/app.js";\nexport { loadConfig } from "./src/${existsSync(join(work, "src/config/index.ts")) ? "config/index" : "config"}.js";\n`,
     );
     const outfile = await bundleForNode(join(work, "entry.ts"), join(work, "app.mjs"), {
       nodePaths: [join(root, "node_modules")],

@@ -22,7 +22,7 @@ else await main();
 async function child(name: string): Promise<void> {
   const run = CHILD_JOBS[name];
   if (run === undefined) throw new Error(`no bench child job ${name}`);
-  const { handler } = (await import("../../src/handler.js")) as unknown as { handler: Handler };
+  const { handler } = (await import("../../src/lambda/handler.js")) as unknown as { handler: Handler };
   await childReply(await run({ quick, handler, prometheusUrl: process.env.PROMETHEUS_URL ?? "" }));
   process.exit(0);
 }
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   ]);
   process.env.PROMETHEUS_URL = prometheus.url;
   process.env.AMP_ENDPOINT = amp.url;
-  const { handler } = (await import("../../src/handler.js")) as unknown as { handler: Handler };
+  const { handler } = (await import("../../src/lambda/handler.js")) as unknown as { handler: Handler };
   const ctx: BenchContext = { quick, root, node, handler, prometheusUrl: prometheus.url, proxy, amp };
 
   const figures: Figure[] = [];

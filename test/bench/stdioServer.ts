@@ -3,12 +3,12 @@
 // build to test/bench/.out/stdioServer.mjs.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { renderToolResult } from "../../src/mcp/server.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
-import { renderToolResult } from "../../src/server.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";
-import { testContext } from "../helpers/context.js";
-import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
+import { testContext } from "../support/context.js";
+import { DEFAULT_BUDGET } from "../support/toolCall.js";
 
 const settings: ToolSettings = {
   prometheusUrl: process.env.PROMETHEUS_URL,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RESPONSE_LIMIT_BYTES, STREAMED_LIMITS } from "../../src/routes/ceiling.js";
-import { ENTRY, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
 import { lambdaContext } from "../support/events.js";
+import { ENTRY, type HttpResult, makeHandler, postMcp } from "../support/handler.js";
 
 /** A handler that accepts request bodies up to Lambda's own 6 MB request limit. */
 const handler = makeHandler({ MAX_BODY_BYTES: "6291456" });

@@ -8,10 +8,10 @@ import type { HttpRequest } from "../../src/http/event.js";
 import { trimOws } from "../../src/http/fieldValue.js";
 import { refuseForeignOrigin, refusePostHeaders } from "../../src/http/rules.js";
 import { headerValue, protocolVersionHeader } from "../../src/protocol/mcpHeaders.js";
-import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { bundleForNode } from "../support/bundle.js";
 import { runOk } from "../support/childProcess.js";
 import { EVENT_FORMATS } from "../support/events.js";
+import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import packageJson from "../../package.json" with { type: "json" };
 import { defineTool, type Tool, ToolError } from "../../tools/types.js";
+import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
+import { advance, useFakeClock, watch } from "../support/fakeClock.js";
 import {
   callHttp,
   ENTRY,
@@ -11,12 +13,10 @@ import {
   makeHandler,
   makeHandlerCapturingServers,
   postMcp,
-} from "../helpers/handler.js";
-import { ignores } from "../helpers/logLevel.js";
-import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
-import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
-import { advance, useFakeClock, watch } from "../support/fakeClock.js";
+} from "../support/handler.js";
+import { ignores } from "../support/logLevel.js";
 import { closeServer, listenLoopback } from "../support/net.js";
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../support/toolInterface.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
 

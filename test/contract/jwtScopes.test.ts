@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { type HttpResult, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
+import { type HttpResult, header, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 // JWT_SCOPES is enforced, not only advertised: API Gateway's JWT authorizer requires one of them on
 // every /mcp route (AuthorizationScopes, test/serverless/package.test.ts), and the function refuses a

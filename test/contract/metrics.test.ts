@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { MetricsRecorder } from "../../src/metrics/emf.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import { SessionStoreError } from "../../src/sessions/store.js";
-import { type Handler, JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import { lambdaContext } from "../support/events.js";
+import { type Handler, JSON_HEADERS, makeHandler, postMcp } from "../support/handler.js";
 
 // Every request writes one line: its log record with its CloudWatch metrics (EMF) merged in.
 

@@ -2,10 +2,10 @@ import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
 import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
-import { callHttp, type Handler, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
-import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { EVENT_FORMATS, lambdaContext } from "../support/events.js";
+import { callHttp, type Handler, header, JSON_HEADERS, makeHandler } from "../support/handler.js";
 import { closeServer, listenLoopback } from "../support/net.js";
+import { PLAIN_TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The 2026-07-28 revision on this transport, row by row, for every event format: no handshake, no
 // sessions, every request self-describing in `_meta` and mirrored in headers.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { EVENT_FORMATS, lambdaContext } from "../support/events.js";
+import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 // A numeric id JSON numbers cannot carry exactly (beyond 2^53 - 1 in magnitude) has already been
 // rounded by JSON.parse when the server sees it (9007199254740993 reads as 9007199254740992; a direct

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callHttp, type HttpResult, header, makeHandler } from "../helpers/handler.js";
 import { EVENT_FORMATS, type EventFormat, httpEvent, lambdaContext } from "../support/events.js";
+import { callHttp, type HttpResult, header, makeHandler } from "../support/handler.js";
 
 const ISSUER = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI";
 const JWT = { JWT_ISSUER: ISSUER, JWT_SCOPES: "openid mcp/tools" };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callHttp, type HttpResult, header, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { EVENT_FORMATS } from "../support/events.js";
+import { callHttp, type HttpResult, header, JSON_HEADERS, makeHandler } from "../support/handler.js";
+import { TOOL_INTERFACE } from "../support/toolInterface.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
 

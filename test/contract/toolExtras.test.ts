@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { renderToolResult } from "../../src/mcp/server.js";
 import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
 import { EMPTY_INSTANT_HINT, EMPTY_RANGE_HINT, QueryResultCollector } from "../../src/results/queryResult.js";
 import { BUFFERED_LIMITS, STREAMED_LIMITS } from "../../src/routes/ceiling.js";
-import { renderToolResult } from "../../src/server.js";
-import { ENTRY, type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import { ENTRY, type Handler, makeHandler, postMcp } from "../support/handler.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 // What the tools add for the model beyond the Python interface (issue 14, "help the model help
@@ -12,7 +12,7 @@ import { closeServer, listenLoopback } from "../support/net.js";
 // and `now-<duration>` times as they reach Prometheus.
 
 const PYTHON_KEYS = ["prometheus_url", "aws_region", "aws_profile", "service_name"];
-/** What one reply may take on this run's entry (buffered, or streamed: test/helpers/handler.ts). */
+/** What one reply may take on this run's entry (buffered, or streamed: test/support/handler.ts). */
 const REPLY_BYTES = (ENTRY === "streaming" ? STREAMED_LIMITS : BUFFERED_LIMITS).replyBytes;
 const EXTRA_KEYS = [
   "auth_mode",

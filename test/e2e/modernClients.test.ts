@@ -1,11 +1,11 @@
 import { Client, type FetchLike, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
-import { callEveryTool } from "../helpers/everyTool.js";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import { callEveryTool } from "../support/everyTool.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import { prometheusAvailable } from "../support/prometheus.js";
+import { TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The v2 TypeScript SDK client (@modelcontextprotocol/client), which speaks protocol revision 2026-07-28,
 // against `serverless offline` with the local AMP fakes (signature-checked control plane, real

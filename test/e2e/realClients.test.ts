@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
-import { CORE_TOOLS, PLAIN_TOOL_INTERFACE, TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import {
@@ -13,6 +12,7 @@ import {
   type RunningPrometheus,
   startPrometheus,
 } from "../support/prometheus.js";
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE, TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // Clients we did not write, against `serverless offline` (what `npm start` runs): the official MCP
 // conformance suite and the MCP Inspector's CLI. Both need Node >= 22, taken from the npm registry.

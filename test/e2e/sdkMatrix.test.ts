@@ -2,13 +2,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callEveryTool } from "../helpers/everyTool.js";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+import { callEveryTool } from "../support/everyTool.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
 import { prometheusAvailable } from "../support/prometheus.js";
 import type { SigV4Proxy } from "../support/sigv4Proxy.js";
+import { TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The SDK's Client over StreamableHTTPClientTransport against `serverless offline`, for every protocol
 // version we support, with sessions on and off, calling each tool against the local AMP fakes: the

@@ -1,9 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { type RunningOffline, startOffline } from "../support/offline.js";
+import { PLAIN_TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The SDK's client keeps one session across a restart of `serverless offline` (a cold container),
 // because the session lives in DynamoDB (dynalite here) and is rehydrated by the new process.

@@ -5,12 +5,11 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
-import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { startAuthProxy } from "../support/authProxy.js";
 import { longLabelAnswer } from "../support/bigAnswer.js";
 import { runOk } from "../support/childProcess.js";
 import { startFaultServer, successBody } from "../support/faultServer.js";
+import { callHttp, JSON_HEADERS, makeHandler } from "../support/handler.js";
 import {
   DATASET,
   prometheusAvailable,
@@ -19,6 +18,7 @@ import {
 } from "../support/prometheus.js";
 import { startSlowProxy } from "../support/slowProxy.js";
 import { TEST_ROTATED_TOKEN, TEST_TOKEN } from "../support/testSecrets.js";
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The stdio entry (`npm run -s stdio`, the `prometheus-mcp-stdio` bin) as an MCP client spawns it:
 // the bundle `npm ci` builds (the `prepare` script), rebuilt here from the working tree, run as the

@@ -17,7 +17,7 @@ import {
 } from "../support/prometheus.js";
 import { type SlowProxy, startSlowProxy } from "../support/slowProxy.js";
 
-// The streaming entry (src/streamHandler.ts), bundled as it ships, run by AWS's Node runtime client on
+// The streaming entry (src/lambda/streamHandler.ts), bundled as it ships, run by AWS's Node runtime client on
 // Node 24 against a local Runtime API that takes streamed responses, behind a stand-in for a Function
 // URL in RESPONSE_STREAM mode; a real MCP client calls a slow query through it and watches it.
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Handler, makeHandler } from "../helpers/handler.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
+import { type Handler, makeHandler } from "../support/handler.js";
 import { refusedUrl } from "../support/net.js";
 import { type FuzzConfig, formatReport, fuzz } from "./harness.js";
 import { ODD_SECRET_MARKER } from "./oracle.js";

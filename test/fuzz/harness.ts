@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import type { Handler } from "../helpers/handler.js";
 import { lambdaContext } from "../support/events.js";
+import type { Handler } from "../support/handler.js";
 import {
   type FuzzEvent,
   fuzzEvent,

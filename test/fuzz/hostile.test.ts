@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type HttpResult, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { httpEvent, lambdaContext } from "../support/events.js";
+import { type HttpResult, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 /**
  * Regression tests of the security review's items 9 (hostile direct invocations) and 10 (bounded
- * request log lines naming the caller), and of what the fuzz suite found in src/http and src/app.ts.
+ * request log lines naming the caller), and of what the fuzz suite found in src/http and src/lambda/app.ts.
  */
 
 const INTERNAL_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } };

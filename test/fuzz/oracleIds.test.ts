@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JSON_HEADERS } from "../helpers/handler.js";
 import { httpEvent } from "../support/events.js";
+import { JSON_HEADERS } from "../support/handler.js";
 import { check, exactDecimal, idKey, parseExact, sameId } from "./oracle.js";
 
 /**

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetAlertHistory, ListAlerts } from "../../tools/index.js";
 import { stepSeconds } from "../../tools/relativeTime.js";
 import type { Tool, ToolCall } from "../../tools/types.js";
-import { makeToolCall, toolResult } from "../helpers/toolCall.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import { makeToolCall, toolResult } from "../support/toolCall.js";
 
 /**
  * GetAlertHistory and ListAlerts' onset against a real Prometheus: a stored earlier episode (ALERTS and

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ListAlerts } from "../../tools/index.js";
 import type { ToolCall, ToolSettings } from "../../tools/types.js";
-import { makeToolCall, toolResult } from "../helpers/toolCall.js";
 import {
   type AlertingStack,
   alertmanagerAvailable,
@@ -16,6 +15,7 @@ import type { FakeAmp } from "../support/fakeAmp.js";
 import { refusedUrl } from "../support/net.js";
 import { prometheusAvailable } from "../support/prometheus.js";
 import type { SigV4Proxy } from "../support/sigv4Proxy.js";
+import { makeToolCall, toolResult } from "../support/toolCall.js";
 
 /**
  * ListAlerts joins each firing alert to what a real Alertmanager does with it (issue 37): the stack's

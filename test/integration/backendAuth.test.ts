@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { configWarnings, loadConfig } from "../../src/config/index.js";
-import { captureOutput } from "../helpers/capture.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import { type AuthProxy, startAuthProxy } from "../support/authProxy.js";
+import { captureOutput } from "../support/capture.js";
 import { httpEvent } from "../support/events.js";
 import { type FakeSecrets, startFakeSecrets } from "../support/fakeSecrets.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 import {
   TEST_PASSWORD,
@@ -441,7 +441,7 @@ describe.skipIf(!prometheusAvailable())("tenants from identity: each JWT caller 
   });
 });
 
-describe("the suite-wide scan for test credentials (test/support/secretScan.ts, test/helpers/handler.ts)", () => {
+describe("the suite-wide scan for test credentials (test/support/secretScan.ts, test/support/handler.ts)", () => {
   it("an answer that echoes one fails the test that got it (here: an unknown tool named by a token)", async () => {
     const handler = makeHandler({ PROMETHEUS_URL: "http://127.0.0.1:9", PROMETHEUS_AUTH: "none" });
     const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: TOKEN, arguments: {} } };

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { header, JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import { waitUntil } from "../support/fakeClock.js";
+import { header, JSON_HEADERS, makeHandler, postMcp } from "../support/handler.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 const CANCELLED = { code: -32800, message: "Request cancelled by the client" };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DescribedSeries, Description } from "../../src/results/description.js";
-import type { RangeSeries } from "../helpers/cutResults.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import type { RangeSeries } from "../support/cutResults.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import {
   ON_CALL_DATASET,
   ON_CALL_PLANTED,

@@ -3,9 +3,6 @@ import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { boundValue, isCutValue } from "../../src/monitoredText.js";
-import { captureOutput } from "../helpers/capture.js";
-import { type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
-import { callHttp, JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
 import {
   bundleAppAsShipped,
   bundleChartProbe,
@@ -13,7 +10,10 @@ import {
   probeChart,
   startBigAnswerServer,
 } from "../support/bigAnswer.js";
+import { captureOutput } from "../support/capture.js";
+import { type SeriesTableValue, tableSeries } from "../support/cutResults.js";
 import { startFaultServer, successBody } from "../support/faultServer.js";
+import { callHttp, JSON_HEADERS, makeHandler, postMcp } from "../support/handler.js";
 
 // PlotRangeQuery's limits (issue 36): a chart of long labels is answered in time while other requests
 // are answered meanwhile; the largest chart Prometheus can send is drawn by a process with a 300 MB

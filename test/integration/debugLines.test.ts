@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startRequest } from "../../src/context.js";
 import { boundedFields, DEBUG_FIELD_BYTES, DEBUG_FIELDS } from "../../src/metrics/requestLine.js";
-import { captureOutput } from "../helpers/capture.js";
-import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { captureOutput } from "../support/capture.js";
+import { callHttp, JSON_HEADERS, makeHandler } from "../support/handler.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 
 // A DEBUG line is bounded whatever the request, as the INFO request line is: each field at most

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { ExecuteQuery, ListAlerts, ListSilences } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
-import { type CapturedOutput, captureOutput } from "../helpers/capture.js";
-import { makeHandler, postMcp } from "../helpers/handler.js";
-import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
+import { type CapturedOutput, captureOutput } from "../support/capture.js";
 import { type FaultServer, startFaultServer } from "../support/faultServer.js";
+import { makeHandler, postMcp } from "../support/handler.js";
+import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 
 /**
  * Finding 4: a Prometheus answer nested about 5,000 deep made JSON.stringify throw RangeError: the

@@ -6,13 +6,13 @@ import { DataPlane, MAX_CACHED_SIGNERS } from "../../src/prometheus/dataPlane.js
 import { PARTITIONS } from "../../src/prometheus/regions.js";
 import { ExecuteQuery, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
-import { testContext } from "../helpers/context.js";
-import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
-import { wholeAnswer } from "../helpers/wholeAnswer.js";
+import { testContext } from "../support/context.js";
 import { advance, useFakeClock, waitUntil, watch } from "../support/fakeClock.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
 import { TEST_TOKEN } from "../support/testSecrets.js";
+import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
+import { wholeAnswer } from "../support/wholeAnswer.js";
 
 const VECTOR = { resultType: "vector", result: [{ metric: { job: "x" }, value: [1700000000, "1"] }] };
 

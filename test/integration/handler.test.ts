@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { JSON_HEADERS, makeHandler, postMcp } from "../helpers/handler.js";
-import { queryPoints } from "../helpers/queryPoints.js";
-import { TOOL_INTERFACE } from "../helpers/toolInterface.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import { EVENT_FORMATS } from "../support/events.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
+import { JSON_HEADERS, makeHandler, postMcp } from "../support/handler.js";
 import { DATASET, METRIC_NAMES, prometheusAvailable } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
 import type { SigV4Proxy } from "../support/sigv4Proxy.js";
+import { TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The whole path through the Lambda handler: event → HTTP rules → bridge → McpServer → tool →
 // AMP control plane (fake, signature-checked) → SigV4 proxy → real Prometheus.

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetHealthOverview } from "../../tools/index.js";
 import type { ToolCall } from "../../tools/types.js";
-import { makeToolCall, toolResult } from "../helpers/toolCall.js";
 import { type AlertingStack, alertmanagerAvailable, INHIBITION, RULES } from "../support/alerting.js";
 import { type AlertingAmp, startAlertingAmp } from "../support/alertingAmp.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
 import { prometheusAvailable } from "../support/prometheus.js";
 import { maxRealTokens } from "../support/tokenizers.js";
+import { makeToolCall, toolResult } from "../support/toolCall.js";
 
 /**
  * GetHealthOverview (issue 37) against the alerting stack: a real Prometheus (alerts firing and pending,

@@ -13,7 +13,6 @@ import {
 } from "../../tools/index.js";
 import { rulesWithDependencies } from "../../tools/ruleDependencies.js";
 import type { Tool, ToolCall, ToolSettings } from "../../tools/types.js";
-import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../helpers/toolCall.js";
 import { type AlertingStack, alertmanagerAvailable, RULES } from "../support/alerting.js";
 import { type AlertingAmp, startAlertingAmp } from "../support/alertingAmp.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
@@ -21,6 +20,7 @@ import { startFaultServer } from "../support/faultServer.js";
 import { openMetricsText, prometheusAvailable } from "../support/prometheus.js";
 import type { SigV4Proxy } from "../support/sigv4Proxy.js";
 import { maxRealTokens } from "../support/tokenizers.js";
+import { DEFAULT_BUDGET, makeToolCall, toolError, toolResult } from "../support/toolCall.js";
 
 /**
  * The discovery and alerting tools against a real Prometheus (rules evaluated on its live self-scrape, one

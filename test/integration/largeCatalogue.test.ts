@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
-import { askCatalogue, CATALOGUE_ASKS } from "../helpers/catalogueAnswers.js";
 import { alertmanagerAvailable } from "../support/alerting.js";
+import { askCatalogue, CATALOGUE_ASKS } from "../support/catalogueAnswers.js";
 import { CATALOGUE, type CatalogueStack, startCatalogueStack } from "../support/largeCatalogue.js";
 import { prometheusAvailable } from "../support/prometheus.js";
 import { realTokens } from "../support/tokenizers.js";

@@ -9,9 +9,8 @@ import {
   type Sample,
   type SeriesTableValue,
   vectorTableSamples,
-} from "../helpers/cutResults.js";
-import { type Handler, type HttpResult, makeHandler, postMcp } from "../helpers/handler.js";
-import { queryPoints } from "../helpers/queryPoints.js";
+} from "../support/cutResults.js";
+import { type Handler, type HttpResult, makeHandler, postMcp } from "../support/handler.js";
 import {
   CPU_METRIC,
   expectedCpuRate,
@@ -22,6 +21,7 @@ import {
   topPodsByRate,
 } from "../support/largeDataset.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
 
 const { start, end } = LARGE_DATASET;
 /** CPU by pod over the last day: 300 series × 1,436 points, about 11.7 MB from Prometheus. */

@@ -11,8 +11,6 @@ import {
   PlotRangeQuery,
 } from "../../tools/index.js";
 import type { Tool, ToolCall } from "../../tools/types.js";
-import { queryPoints } from "../helpers/queryPoints.js";
-import { DEFAULT_BUDGET, makeToolCall, toolResult } from "../helpers/toolCall.js";
 import { alertmanagerAvailable, startAlertmanager } from "../support/alerting.js";
 import {
   DATASET,
@@ -21,7 +19,9 @@ import {
   type RunningPrometheus,
   startPrometheus,
 } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
 import { maxRealTokens } from "../support/tokenizers.js";
+import { DEFAULT_BUDGET, makeToolCall, toolResult } from "../support/toolCall.js";
 
 /**
  * Text from the monitored systems is data (issue 36): a label value of 100,000 characters, scraped by a

@@ -9,11 +9,11 @@ import {
   sameStatistic,
   tableSeries,
   tableValue,
-} from "../helpers/cutResults.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
-import { queryPoints } from "../helpers/queryPoints.js";
+} from "../support/cutResults.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import { ON_CALL_QUESTIONS, onCallOpenMetricsChunks } from "../support/onCallDataset.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
 import { realTokens } from "../support/tokenizers.js";
 
 const BUDGET = 20_000;

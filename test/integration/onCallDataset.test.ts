@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RangeSeries, Sample } from "../helpers/cutResults.js";
+import type { RangeSeries, Sample } from "../support/cutResults.js";
 import {
   CRASH_LOOP_RESTARTS,
   crashLoopingPod,

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { captureOutput } from "../helpers/capture.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
-import { queryPoints } from "../helpers/queryPoints.js";
-import { CORE_TOOLS, PLAIN_TOOL_INTERFACE, TOOL_INTERFACE } from "../helpers/toolInterface.js";
+import { captureOutput } from "../support/capture.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import {
   DATASET,
   prometheusAvailable,
   type RunningPrometheus,
   startPrometheus,
 } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
+import { CORE_TOOLS, PLAIN_TOOL_INTERFACE, TOOL_INTERFACE } from "../support/toolInterface.js";
 
 // The first hour with a plain Prometheus (README, "Run it, test it"): the tools as they are listed and
 // called when PROMETHEUS_URL is not AMP's and PROMETHEUS_AUTH=none, against a real Prometheus.

@@ -1,8 +1,8 @@
 import { decode } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_HEIGHT, CHART_WIDTH } from "../../src/charts/render.js";
-import { type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import { type SeriesTableValue, tableSeries } from "../support/cutResults.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import {
   DATASET,
   prometheusAvailable,

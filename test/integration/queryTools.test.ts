@@ -2,16 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rounded } from "../../src/results/numbers.js";
 import { ExecuteQuery, ExecuteRangeQuery, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
+import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import {
   type QueryData,
   roundedSamples,
   type Sample,
   type SeriesTableValue,
   vectorTableSamples,
-} from "../helpers/cutResults.js";
-import { queryPoints } from "../helpers/queryPoints.js";
-import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
-import { type AmpStack, startAmpStack } from "../support/ampStack.js";
+} from "../support/cutResults.js";
 import type { FakeAmp } from "../support/fakeAmp.js";
 import { refusedUrl } from "../support/net.js";
 import {
@@ -23,7 +21,9 @@ import {
   SERIES,
   sampleIndexAt,
 } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
 import { type SigV4Proxy, startSigV4Proxy } from "../support/sigv4Proxy.js";
+import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 
 const REGION = "us-west-2";
 const WS = "ws-11111111-aaaa-bbbb-cccc-000000000001";

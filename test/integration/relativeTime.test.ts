@@ -2,10 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rounded } from "../../src/results/numbers.js";
 import { ExecuteQuery, ExecuteRangeQuery } from "../../tools/index.js";
 import type { ToolCall } from "../../tools/types.js";
-import { queryPoints } from "../helpers/queryPoints.js";
-import { callTool, makeToolCall } from "../helpers/toolCall.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import { DATASET, prometheusAvailable, SERIES, sampleIndexAt } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
+import { callTool, makeToolCall } from "../support/toolCall.js";
 
 // `now-<duration>` against a real Prometheus. The dataset lies in November 2023, so the clock is frozen
 // where `now-…` lands inside it (a test reading the real clock would compare two empty answers); the

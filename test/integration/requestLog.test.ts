@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
-import { captureOutput } from "../helpers/capture.js";
-import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { captureOutput } from "../support/capture.js";
 import { lambdaContext } from "../support/events.js";
+import { callHttp, JSON_HEADERS, makeHandler } from "../support/handler.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";
 import {
   DATASET,

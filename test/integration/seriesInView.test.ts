@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CutValue, type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
-import { queryPoints } from "../helpers/queryPoints.js";
+import { type CutValue, type SeriesTableValue, tableSeries } from "../support/cutResults.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import { ON_CALL_DATASET, ON_CALL_FLEET, onCallFleetOpenMetricsChunks } from "../support/onCallDataset.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
+import { queryPoints } from "../support/queryPoints.js";
 import { realTokens } from "../support/tokenizers.js";
 
 const { start, end } = ON_CALL_DATASET;

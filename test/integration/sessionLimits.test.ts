@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FileSessionStore } from "../../src/sessions/fileStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
 import type { SessionRecord } from "../../src/sessions/store.js";
-import { captureOutput } from "../helpers/capture.js";
-import { testContext } from "../helpers/context.js";
-import { FailingStore } from "../helpers/failingStore.js";
+import { captureOutput } from "../support/capture.js";
+import { testContext } from "../support/context.js";
+import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { FailingStore } from "../support/failingStore.js";
 import {
   callHttp,
   type Handler,
@@ -16,9 +17,8 @@ import {
   header,
   JSON_HEADERS,
   makeHandler,
-} from "../helpers/handler.js";
-import { ignores } from "../helpers/logLevel.js";
-import { type Dynalite, startDynalite } from "../support/dynalite.js";
+} from "../support/handler.js";
+import { ignores } from "../support/logLevel.js";
 
 /** Sessions through the whole handler: what a client sees of the session store's limits and failures. */
 

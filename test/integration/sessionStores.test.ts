@@ -15,9 +15,9 @@ import {
   type SessionStore,
   SessionStoreError,
 } from "../../src/sessions/store.js";
-import { testContext } from "../helpers/context.js";
 import { bundleForNode } from "../support/bundle.js";
 import { runOk } from "../support/childProcess.js";
+import { testContext } from "../support/context.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { advance, useFakeClock, waitUntil, watch } from "../support/fakeClock.js";
 import { closeServer, listenLoopback, refusedUrl } from "../support/net.js";

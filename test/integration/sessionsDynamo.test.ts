@@ -1,9 +1,11 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
+import { completeInitialize, dispatch } from "../../src/mcp/bridge/dispatch.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import type { ActiveSession } from "../../src/sessions/manager.js";
-import { testContext } from "../helpers/context.js";
+import { testContext } from "../support/context.js";
+import { type Dynalite, startDynalite } from "../support/dynalite.js";
+import { advance, useFakeClock, waitUntil, watch } from "../support/fakeClock.js";
 import {
   callHttp,
   type Handler,
@@ -12,13 +14,11 @@ import {
   JSON_HEADERS,
   makeHandler,
   makeHandlerCapturingServers,
-} from "../helpers/handler.js";
-import { ignores } from "../helpers/logLevel.js";
-import { sessionContainer } from "../helpers/sessionContainer.js";
-import { PLAIN_TOOL_INTERFACE } from "../helpers/toolInterface.js";
-import { type Dynalite, startDynalite } from "../support/dynalite.js";
-import { advance, useFakeClock, waitUntil, watch } from "../support/fakeClock.js";
+} from "../support/handler.js";
+import { ignores } from "../support/logLevel.js";
 import { closeServer, listenLoopback } from "../support/net.js";
+import { sessionContainer } from "../support/sessionContainer.js";
+import { PLAIN_TOOL_INTERFACE } from "../support/toolInterface.js";
 
 const initialize = {
   jsonrpc: "2.0",

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BuildOptions } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeHandler, postMcp } from "../helpers/handler.js";
 import { bundleAsShipped } from "../support/bundle.js";
 import { runToEnd } from "../support/childProcess.js";
+import { makeHandler, postMcp } from "../support/handler.js";
 
 // The shipped bundles are built with scripts/esbuild-plugins.cjs (serverless.yml's esbuild `plugins`,
 // scripts/build-stdio.mjs). Their changes must not show: a bundle answers as the sources do.
@@ -39,7 +39,7 @@ describe("the function's bundle, built with the shipped plugins", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pml-shipped-"));
-    await buildShipped(join(dir, "function"), { entryPoints: { handler: "src/handler.ts" } });
+    await buildShipped(join(dir, "function"), { entryPoints: { handler: "src/lambda/handler.ts" } });
     handlerFile = join(dir, "function", "handler.mjs");
   }, 60_000);
 
@@ -81,7 +81,7 @@ describe("the function's bundle, built with the shipped plugins", () => {
 
   it("carries the tools' schemas made at build time, and none of Ajv", async () => {
     const code = await readFile(handlerFile, "utf8");
-    // The table src/toolSchemaCache.ts was replaced with (JSON), so the lists above came from it.
+    // The table src/mcp/toolSchemaCache.ts was replaced with (JSON), so the lists above came from it.
     expect(code.includes('{"ExecuteQuery":{"amp":{"strings":{')).toBe(true);
     // Ajv's own option names are only in the provider file written beside the bundle.
     expect(code.includes("strictTypes")).toBe(false);
@@ -102,7 +102,7 @@ describe("Ajv in a shipped bundle", () => {
   });
 
   it("is read from the file beside the bundle on the first validator, not before, and validates as the SDK's provider does", async () => {
-    // An entry as src/server.ts uses the validator: the SDK's server module and its Ajv provider.
+    // An entry as src/mcp/server.ts uses the validator: the SDK's server module and its Ajv provider.
     await buildShipped(join(dir, "entry"), {
       stdin: {
         contents: `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -5,7 +5,6 @@ import { DataPlane } from "../../src/prometheus/dataPlane.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
 import { estimateTokens } from "../../src/results/tokens.js";
 import { ExecuteRangeQuery, ListMetrics } from "../../tools/index.js";
-import { callTool, LOCAL_SETTINGS, makeToolCall, toolError } from "../helpers/toolCall.js";
 import {
   bundleStreamProbe,
   probeRangeQuery,
@@ -14,6 +13,7 @@ import {
 } from "../support/bigAnswer.js";
 import { waitUntil } from "../support/fakeClock.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
+import { callTool, LOCAL_SETTINGS, makeToolCall, toolError } from "../support/toolCall.js";
 
 const SERIES = 2_100;
 const POINTS = 1_440;

@@ -4,11 +4,11 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APP_SETTINGS } from "../helpers/configVariables.js";
-import { JSON_HEADERS } from "../helpers/handler.js";
 import { runOk } from "../support/childProcess.js";
+import { APP_SETTINGS } from "../support/configVariables.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { type FakeAmp, startFakeAmp } from "../support/fakeAmp.js";
+import { JSON_HEADERS } from "../support/handler.js";
 import { refusedUrl } from "../support/net.js";
 import { prometheusAvailable, type RunningPrometheus, startPrometheus } from "../support/prometheus.js";
 import type { ProbeOutput, ProbeStep } from "../support/tracingProbe.js";
@@ -189,7 +189,7 @@ describe.skipIf(!prometheusAvailable())("TRACING: X-Ray subsegments, through the
               LAMBDA_TASK_ROOT: outdir,
               AWS_EXECUTION_ENV: "AWS_Lambda_nodejs20.x",
               AWS_LAMBDA_FUNCTION_NAME: "prometheus-mcp-lambda-test-mcp",
-              _HANDLER: "src/handler.handler",
+              _HANDLER: "src/lambda/handler.handler",
             }
           : {}),
         AWS_REGION: REGION,
@@ -281,12 +281,12 @@ describe.skipIf(!prometheusAvailable())("TRACING: X-Ray subsegments, through the
         expect([1, 2, 3, 4, 5, 6].map(xrayRoot)).toContain(doc.trace_id);
       }
       for (let n = 1; n <= 6; n++) {
-        expect(one(n, "## src/handler.handler").parent_id).toBe(FACADE_ID);
+        expect(one(n, "## src/lambda/handler.handler").parent_id).toBe(FACADE_ID);
       }
     });
 
     it("a tool call: the request's subsegment (with the _meta traceparent's trace id), the tool's, the Prometheus call's", () => {
-      const request = one(1, "## src/handler.handler");
+      const request = one(1, "## src/lambda/handler.handler");
       expect(request.annotations).toEqual({
         ColdStart: true,
         Service: "prometheus-mcp-lambda",
@@ -329,7 +329,7 @@ describe.skipIf(!prometheusAvailable())("TRACING: X-Ray subsegments, through the
       const tool = one(2, "Tool ExecuteQuery");
       expect(tool.annotations).toEqual({ tool: "ExecuteQuery", failed: true });
       expect(tool.error).toBe(true);
-      expect(one(2, "## src/handler.handler").annotations?.ColdStart).toBe(false);
+      expect(one(2, "## src/lambda/handler.handler").annotations?.ColdStart).toBe(false);
     });
 
     it("AMP: one subsegment per call (all pages of ListWorkspaces in one), the region and workspace annotated", () => {
@@ -362,10 +362,13 @@ describe.skipIf(!prometheusAvailable())("TRACING: X-Ray subsegments, through the
 
     it("DynamoDB: one subsegment per session-store call", () => {
       const create = one(5, "DynamoDB create");
-      expect(create.parent_id).toBe(one(5, "## src/handler.handler").id);
+      expect(create.parent_id).toBe(one(5, "## src/lambda/handler.handler").id);
       expect(create.metadata?.["prometheus-mcp-lambda"]?.table).toBe(dynamo.tableName);
       expect(create.fault ?? false).toBe(false);
-      expect(one(5, "## src/handler.handler").annotations).toMatchObject({ era: "legacy", status: 200 });
+      expect(one(5, "## src/lambda/handler.handler").annotations).toMatchObject({
+        era: "legacy",
+        status: 200,
+      });
       expect(named(6, "DynamoDB get").length).toBeGreaterThanOrEqual(1);
       expect(of(6).every((doc) => doc.name.startsWith("DynamoDB ") || doc.name.startsWith("## "))).toBe(true);
     });
@@ -386,12 +389,12 @@ describe.skipIf(!prometheusAvailable())("TRACING: X-Ray subsegments, through the
       for (const n of [21, 22]) {
         const sent = documents.filter((doc) => doc.trace_id === xrayRoot(n));
         expect(sent.map((doc) => doc.name).sort(), order).toEqual([
-          "## src/handler.handler",
+          "## src/lambda/handler.handler",
           "Prometheus /query",
           "Tool T",
         ]);
         const byName = Object.fromEntries(sent.map((doc) => [doc.name, doc]));
-        expect(byName["Tool T"]?.parent_id).toBe(byName["## src/handler.handler"]?.id);
+        expect(byName["Tool T"]?.parent_id).toBe(byName["## src/lambda/handler.handler"]?.id);
         expect(byName["Prometheus /query"]?.parent_id).toBe(byName["Tool T"]?.id);
         // Each once, on its own: none repeated inside another.
         for (const doc of sent) expect(doc).not.toHaveProperty("subsegments");
@@ -422,7 +425,7 @@ describe("the bundle (esbuild, code splitting, as serverless-esbuild builds the 
       // serverless.yml's custom.esbuild: everything bundled (the AWS SDK too), split, ESM.
       const { metafile } = await build({
         absWorkingDir: ROOT,
-        entryPoints: ["src/handler.ts"],
+        entryPoints: ["src/lambda/handler.ts"],
         bundle: true,
         splitting: true,
         format: "esm",
@@ -437,7 +440,7 @@ describe("the bundle (esbuild, code splitting, as serverless-esbuild builds the 
       const outputs = (metafile as Metafile).outputs;
       // (Each dynamically imported module is an entry point of its own chunk: find the handler's.)
       const entry = Object.keys(outputs).find(
-        (path) => outputs[path]?.entryPoint === "src/handler.ts",
+        (path) => outputs[path]?.entryPoint === "src/lambda/handler.ts",
       ) as string;
       expect(entry).toBeDefined();
       // Everything the entry loads before it runs: its static imports, transitively.

@@ -6,14 +6,14 @@ import { DataPlane } from "../../src/prometheus/dataPlane.js";
 import { DynamoSessionStore } from "../../src/sessions/dynamoStore.js";
 import type { SessionRecord } from "../../src/sessions/store.js";
 import type { Trace, Tracing } from "../../src/tracing/trace.js";
-import { testContext } from "../helpers/context.js";
-import { makeHandler, postMcp } from "../helpers/handler.js";
-import { RecordingTrace } from "../helpers/recordingTrace.js";
-import { wholeAnswer } from "../helpers/wholeAnswer.js";
+import { testContext } from "../support/context.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
 import { lambdaContext } from "../support/events.js";
 import { startFakeAmp } from "../support/fakeAmp.js";
 import { errorBody, startFaultServer, successBody } from "../support/faultServer.js";
+import { makeHandler, postMcp } from "../support/handler.js";
+import { RecordingTrace } from "../support/recordingTrace.js";
+import { wholeAnswer } from "../support/wholeAnswer.js";
 
 // What each layer records on the request's trace, seen through a recording Trace in this process (the
 // X-Ray SDK itself, in a child process, is test/integration/tracing.test.ts).

@@ -20,7 +20,7 @@ import {
 import { stepSeconds } from "../../tools/relativeTime.js";
 import type { Tool } from "../../tools/types.js";
 import { ToolError } from "../../tools/types.js";
-import { callTool, makeToolCall, toolError, validationErrors } from "../helpers/toolCall.js";
+import { callTool, makeToolCall, toolError, validationErrors } from "../support/toolCall.js";
 
 const RANGE = { query: "up", start: "1700000000", end: "1700003600", step: "15s" };
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Handler, makeHandler, postMcp } from "../helpers/handler.js";
+import { type Handler, makeHandler, postMcp } from "../support/handler.js";
 import {
   DATASET,
   prometheusAvailable,

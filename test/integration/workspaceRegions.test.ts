@@ -1,7 +1,7 @@
 import dns from "node:dns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
-import { serverOptionsOf } from "../../src/server.js";
+import { serverOptionsOf } from "../../src/mcp/server.js";
 import {
   ExecuteQuery,
   GetAvailableWorkspaces,
@@ -10,10 +10,10 @@ import {
   ListSilences,
 } from "../../tools/index.js";
 import { type ToolCall, ToolError } from "../../tools/types.js";
-import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { alertmanagerAvailable } from "../support/alerting.js";
 import { type AmpStack, startAmpStack } from "../support/ampStack.js";
 import { DATASET, prometheusAvailable } from "../support/prometheus.js";
+import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 
 /**
  * A deployment in us-east-1 whose workspaces live in eu-west-1: the proxy and the fake AMP control plane
@@ -54,7 +54,7 @@ function resolveAmpHostsLocally(): () => void {
   };
 }
 
-/** The tool settings and clients a function with this environment serves with (src/server.ts). */
+/** The tool settings and clients a function with this environment serves with (src/mcp/server.ts). */
 function deployed(env: Record<string, string>): ToolCall {
   const config = loadConfig({ AWS_REGION: FUNCTION_REGION, ...env });
   const options = serverOptionsOf(config, undefined, true, () => undefined);

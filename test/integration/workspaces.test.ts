@@ -4,10 +4,10 @@ import { PARTITIONS } from "../../src/prometheus/regions.js";
 import { MAX_CACHED_ENDPOINTS } from "../../src/prometheus/workspaces.js";
 import { ExecuteQuery, GetAvailableWorkspaces, GetServerInfo, ListMetrics } from "../../tools/index.js";
 import { ToolError } from "../../tools/types.js";
-import { callTool, makeToolCall, toolError } from "../helpers/toolCall.js";
 import { type FakeAmp, type FakeWorkspace, startFakeAmp } from "../support/fakeAmp.js";
 import { advance, useFakeClock, waitUntil, watch } from "../support/fakeClock.js";
 import { refusedUrl } from "../support/net.js";
+import { callTool, makeToolCall, toolError } from "../support/toolCall.js";
 
 const REGION = "us-west-2";
 const id = (n: number) => `ws-0000000${n}-aaaa-bbbb-cccc-dddddddddddd`;

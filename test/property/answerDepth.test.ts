@@ -9,7 +9,7 @@ import {
   type AnswerScannerOptions,
   DEFAULT_MAX_DEPTH,
 } from "../../src/prometheus/answerStream.js";
-import { wholeAnswer } from "../helpers/wholeAnswer.js";
+import { wholeAnswer } from "../support/wholeAnswer.js";
 
 /**
  * Finding 4: a Prometheus answer nested thousands deep made JSON.stringify throw RangeError (a fault,

@@ -2,8 +2,8 @@ import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { parseSample, rounded } from "../../src/results/numbers.js";
 import type { QueryAsked } from "../../src/results/queryAsked.js";
-import { matrixAnswer, type RangeSeries, rendered } from "../helpers/cutResults.js";
-import { queryPoints } from "../helpers/queryPoints.js";
+import { matrixAnswer, type RangeSeries, rendered } from "../support/cutResults.js";
+import { queryPoints } from "../support/queryPoints.js";
 
 const RANGE = { start: 1_795_800_000, end: 1_795_800_000 + 360 * 60, step: 60 };
 const ASKED: QueryAsked = { query: "metric_total", range: RANGE, order: "unusual", form: "compact" };

@@ -1,9 +1,9 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { Bridge } from "../../src/bridge/bridge.js";
-import { dispatch } from "../../src/bridge/dispatch.js";
-import { testContext } from "../helpers/context.js";
-import { echoServer } from "../helpers/echoServer.js";
+import { Bridge } from "../../src/mcp/bridge/bridge.js";
+import { dispatch } from "../../src/mcp/bridge/dispatch.js";
+import { testContext } from "../support/context.js";
+import { echoServer } from "../support/echoServer.js";
 
 const callerId = fc.oneof(
   fc.integer({ min: -1_000, max: 1_000 }),

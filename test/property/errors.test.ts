@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { beforeAll, describe, expect } from "vitest";
-import { callHttp, type HttpResult, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { EVENT_FORMATS, type EventFormat } from "../support/events.js";
+import { callHttp, type HttpResult, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 type Handler = Awaited<ReturnType<typeof makeHandler>>;
 let handler: Handler;

@@ -5,7 +5,7 @@ import { Measure } from "../../src/results/fit.js";
 import { leanTable, type TableItem } from "../../src/results/leanTable.js";
 import { rfc3339, tableNumber } from "../../src/results/numbers.js";
 import { SeriesStats } from "../../src/results/stats.js";
-import { tableSeries } from "../helpers/cutResults.js";
+import { tableSeries } from "../support/cutResults.js";
 
 const T0 = 1_795_000_000;
 

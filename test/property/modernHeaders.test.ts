@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { beforeAll, describe, expect } from "vitest";
-import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
 import { EVENT_FORMATS, type EventFormat } from "../support/events.js";
+import { callHttp, type Handler, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 // For generated 2026-07-28 requests and generated headers, the answer is 400 -32020 (HeaderMismatch)
 // exactly when a standard header disagrees with the body: MCP-Protocol-Version with the _meta version,

@@ -14,8 +14,8 @@ import {
   PlotRangeQuery,
 } from "../../tools/index.js";
 import type { Tool } from "../../tools/types.js";
-import { DEFAULT_BUDGET, makeToolCall, toolResult } from "../helpers/toolCall.js";
 import { type FaultServer, type FaultStep, startFaultServer, successBody } from "../support/faultServer.js";
+import { DEFAULT_BUDGET, makeToolCall, toolResult } from "../support/toolCall.js";
 
 /**
  * Every text answer holds the strings of the monitored systems bounded (issue 36): generated label names

@@ -1,5 +1,6 @@
 import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { renderToolResult } from "../../src/mcp/server.js";
 import { ListCollector } from "../../src/results/entryList.js";
 import type { Budget } from "../../src/results/fit.js";
 import { metricNamesSpec } from "../../src/results/metricNames.js";
@@ -8,7 +9,6 @@ import type { QueryAsked } from "../../src/results/queryResult.js";
 import type { Order } from "../../src/results/ranking.js";
 import { type Ranking, Selection } from "../../src/results/selection.js";
 import { estimateTokens } from "../../src/results/tokens.js";
-import { renderToolResult } from "../../src/server.js";
 import {
   type CutValue,
   matrixAnswer,
@@ -21,7 +21,7 @@ import {
   tableSeries,
   tableValue,
   vectorAnswer,
-} from "../helpers/cutResults.js";
+} from "../support/cutResults.js";
 
 const RANGE = { start: 1_700_000_000, end: 1_700_000_000 + 3600 * 6, step: 60 };
 const TIME = 1_700_000_000;

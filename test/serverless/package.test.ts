@@ -1,14 +1,14 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRangeView } from "../../scripts/view-build.mjs";
 import { CORS_PREFLIGHT_HEADERS } from "../../src/http/responses.js";
-import { callHttp, makeHandler } from "../helpers/handler.js";
 import { type Finished, runToEnd } from "../support/childProcess.js";
 import { startFaultServer, successBody } from "../support/faultServer.js";
+import { callHttp, makeHandler } from "../support/handler.js";
 import { cfnLint, cfnLintAvailable } from "./cfnLint.js";
 import { copyService, ROOT, runSls, type SlsRun } from "./sls.js";
 import { readZip } from "./zip.js";
@@ -319,7 +319,7 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     const properties = functions[0]?.Properties ?? {};
     expect(properties.Runtime).toBe("nodejs24.x");
     expect(properties.Architectures).toEqual(["arm64"]);
-    expect(properties.Handler).toBe("src/handler.handler");
+    expect(properties.Handler).toBe("src/lambda/handler.handler");
     expect(properties.Timeout).toBeLessThan(30);
     expect(properties.MemorySize).toBeGreaterThanOrEqual(256);
     expect(properties.MemorySize).toBeLessThanOrEqual(1024);
@@ -429,10 +429,10 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     const artifact = join(dir, "mcp.zip");
     const { size } = await stat(artifact);
     const entries = readZip(await readFile(artifact));
-    const bundle = entries.get("src/handler.mjs");
+    const bundle = entries.get("src/lambda/handler.mjs");
     console.log(
       `mcp.zip: ${(size / 1024).toFixed(1)} KiB, ${entries.size} files; ` +
-        `src/handler.mjs ${((bundle?.length ?? 0) / 1024).toFixed(1)} KiB unzipped`,
+        `src/lambda/handler.mjs ${((bundle?.length ?? 0) / 1024).toFixed(1)} KiB unzipped`,
     );
     // ES modules, and the SDK's Ajv provider apart (read only if a validator is ever asked for).
     const AJV_PROVIDER = "src/sdk-ajv-provider.cjs";
@@ -482,9 +482,11 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
     // Load it the way the Lambda runtime loads an .mjs handler: the zip's files, no package.json.
     const taskRoot = await mkdtemp(join(tmpdir(), "pml-task-"));
     try {
-      await mkdir(join(taskRoot, "src"));
-      for (const [name, content] of entries) await writeFile(join(taskRoot, name), content);
-      const file = join(taskRoot, "src", "handler.mjs");
+      for (const [name, content] of entries) {
+        await mkdir(dirname(join(taskRoot, name)), { recursive: true });
+        await writeFile(join(taskRoot, name), content);
+      }
+      const file = join(taskRoot, "src", "lambda", "handler.mjs");
       const event = JSON.parse(await readFile(join(ROOT, "events", "v2-health.json"), "utf8"));
       const readView = {
         jsonrpc: "2.0",
@@ -1138,7 +1140,7 @@ describe("serverless package --param=frontDoor=streaming", () => {
     expect(run.code, output(run)).toBe(0);
     const template = await templateIn(dir);
     const fn = resourcesOf(template, "AWS::Lambda::Function")[0]?.Properties;
-    expect(fn?.Handler).toBe("src/streamHandler.handler");
+    expect(fn?.Handler).toBe("src/lambda/streamHandler.handler");
     expect(fn?.Timeout).toBe(300);
     expect(routes(template).size).toBe(0);
     expect(resourcesOf(template, "AWS::ApiGatewayV2::Api")).toEqual([]);
@@ -1200,9 +1202,9 @@ describe("serverless package --param=frontDoor=streaming", () => {
     );
 
     const entries = readZip(await readFile(join(dir, "mcp.zip")));
-    expect(entries.has("src/streamHandler.mjs")).toBe(true);
+    expect(entries.has("src/lambda/streamHandler.mjs")).toBe(true);
     expect(entries.has("src/sdk-ajv-provider.cjs")).toBe(true);
-    expect(entries.has("src/handler.mjs")).toBe(false);
+    expect(entries.has("src/lambda/handler.mjs")).toBe(false);
     if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
     const lint = await cfnLint(dir);
     expect(lint.errors, lint.output).toEqual([]);

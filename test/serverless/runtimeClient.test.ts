@@ -15,7 +15,7 @@ import { readZip } from "./zip.js";
 
 const EVENTS_DIR = join(ROOT, "events");
 /** The handler as the packaged template names it (`_HANDLER`, which the runtime client reads). */
-const HANDLER = "src/handler.handler";
+const HANDLER = "src/lambda/handler.handler";
 
 interface Expected {
   environment: Record<string, string>;

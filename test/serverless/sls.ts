@@ -3,7 +3,7 @@ import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { APP_SETTINGS } from "../helpers/configVariables.js";
+import { APP_SETTINGS } from "../support/configVariables.js";
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));

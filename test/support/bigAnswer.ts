@@ -92,7 +92,7 @@ export async function bundleAppAsShipped(root = ROOT): Promise<string> {
   await bundleAsShipped(root, dir, {
     stdin: {
       contents:
-        'export { createHandler } from "./src/app.ts";\nexport { loadConfig } from "./src/config/index.ts";\n',
+        'export { createHandler } from "./src/lambda/app.ts";\nexport { loadConfig } from "./src/config/index.ts";\n',
       resolveDir: root,
       sourcefile: "app.ts",
       loader: "ts",

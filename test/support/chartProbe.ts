@@ -1,7 +1,7 @@
 // Run in a child process with a small V8 heap, bundled by esbuild (test/support/bigAnswer.ts's
 // probeChart; test/integration/chartLimits.test.ts, bench figure chartLimits):
 //   node --max-old-space-size=<MB> chartProbe.mjs <app module> <prometheus url> <tool arguments as JSON> <calls at once> <ms left> [pings]
-// The app module exports createHandler and loadConfig (src/app.ts, src/config.ts), as built: today's as
+// The app module exports createHandler and loadConfig (src/lambda/app.ts, src/config.ts), as built: today's as
 // shipped, or an earlier revision's. Calls PlotRangeQuery that many times at once through its handler
 // (each with <ms left> before its Lambda's deadline) and prints one JSON line: how each call was
 // answered, how long all took, and the process's resident memory before and at its peak (its whole

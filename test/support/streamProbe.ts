@@ -2,8 +2,9 @@
 //   node --max-old-space-size=<MB> streamProbe.mjs <prometheus url> <tool arguments as JSON> [bare]
 // Calls ExecuteRangeQuery once through the handler (or, `bare`, only fetches the same answer and reads
 // it to its end) and prints one JSON line: what came back and how much the process's memory grew.
-import { createHandler } from "../../src/app.js";
+
 import { loadConfig } from "../../src/config/index.js";
+import { createHandler } from "../../src/lambda/app.js";
 import { httpEvent, lambdaContext } from "./events.js";
 
 const [url = "", args = "{}", mode = "handler"] = process.argv.slice(2);

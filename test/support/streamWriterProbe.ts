@@ -4,7 +4,7 @@
 // wherever the environment says), which the test kills mid-answer: an invocation that dies. Prints one
 // JSON line with its answer should it live to give one.
 import { loadConfig } from "../../src/config/index.js";
-import { createStreamingHandler } from "../../src/streaming.js";
+import { createStreamingHandler } from "../../src/lambda/streaming.js";
 import { lambdaContext } from "./events.js";
 import { asBuffered, installStreamingRuntime } from "./lambdaStreaming.js";
 

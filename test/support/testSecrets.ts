@@ -1,7 +1,7 @@
 /**
  * The credentials the tests give the server (test/integration/backendAuth.test.ts), in one place, so
  * that the whole suite can look for them where they must never be: every answer a test's handler gives
- * (test/helpers/handler.ts) and everything a test process writes to its stdout and stderr
+ * (test/support/handler.ts) and everything a test process writes to its stdout and stderr
  * (./secretScan.ts, a setup file of every Vitest project).
  */
 export const TEST_TOKEN = "tok-3f9a1c-first";

@@ -2,7 +2,7 @@
 // code splitting: as in the deployed function, the tracer is a chunk of its own):
 //   node tracingProbe.js <steps as JSON>
 // The environment is the function's (TRACING, PROMETHEUS_URL, LAMBDA_TASK_ROOT, AWS_XRAY_DAEMON_ADDRESS…).
-// Imports the Lambda entry point (src/handler.ts) and invokes it once per step, each with the X-Ray
+// Imports the Lambda entry point (src/lambda/handler.ts) and invokes it once per step, each with the X-Ray
 // trace header Lambda would give that invocation (`_X_AMZN_TRACE_ID`), then prints one JSON line: the
 // answers, and whether the X-Ray SDK and Powertools Tracer were loaded.
 import { createRequire } from "node:module";
@@ -32,7 +32,7 @@ export interface ProbeOutput {
 }
 
 const steps = JSON.parse(process.argv[2] ?? "[]") as ProbeStep[];
-const { handler } = await import("../../src/handler.js");
+const { handler } = await import("../../src/lambda/handler.js");
 const invoke = handler as unknown as (event: unknown, context: unknown) => Promise<ProbeAnswer>;
 
 const answers: ProbeAnswer[] = [];

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { backoffDelay, isRetryableStatus } from "../../src/backoff.js";
+import { backoffDelay, isRetryableStatus } from "../../src/util/backoff.js";
 
 describe("backoff", () => {
   test.prop([

@@ -2,14 +2,14 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { Bridge, MAX_IN_FLIGHT } from "../../src/bridge/bridge.js";
-import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
 import { withNotifications } from "../../src/context.js";
+import { Bridge, MAX_IN_FLIGHT } from "../../src/mcp/bridge/bridge.js";
+import { completeInitialize, dispatch } from "../../src/mcp/bridge/dispatch.js";
 import { constantResult, replyJson } from "../../src/protocol/jsonrpc.js";
-import { testContext } from "../helpers/context.js";
-import { echoServer } from "../helpers/echoServer.js";
-import { makeHandler, postMcp } from "../helpers/handler.js";
+import { testContext } from "../support/context.js";
+import { echoServer } from "../support/echoServer.js";
 import { advance, useFakeClock, watch } from "../support/fakeClock.js";
+import { makeHandler, postMcp } from "../support/handler.js";
 
 /** How long a test waits for what the server is told (in memory, at once): a generous bound, not a figure. */
 const SEEN = { timeout: 10_000 };

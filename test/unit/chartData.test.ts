@@ -16,8 +16,8 @@ import { Measure } from "../../src/results/fit.js";
 import { leanTable } from "../../src/results/leanTable.js";
 import { SeriesStats } from "../../src/results/stats.js";
 import { estimateTokens } from "../../src/results/tokens.js";
-import { type SeriesTableValue, tableSeries } from "../helpers/cutResults.js";
-import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
+import { type SeriesTableValue, tableSeries } from "../support/cutResults.js";
+import { DEFAULT_BUDGET } from "../support/toolCall.js";
 
 // What PlotRangeQuery keeps of an answer (src/charts/chartData.ts): per series its statistics, exactly,
 // and per pixel column its lowest and highest sample, whatever the number of points sent.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { chartFacts } from "../../src/charts/chartAnswer.js";
 import { chartModel, MAX_LABELLED_LINES, type MatrixSeries } from "../../src/charts/chartModel.js";
 import { CHART_HEIGHT, CHART_WIDTH, renderPng } from "../../src/charts/render.js";
-import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
+import { DEFAULT_BUDGET } from "../support/toolCall.js";
 
 const START = 1_700_000_000;
 

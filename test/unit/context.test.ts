@@ -10,7 +10,7 @@ import {
   withMargin,
   withShareOfReply,
 } from "../../src/context.js";
-import { testContext } from "../helpers/context.js";
+import { testContext } from "../support/context.js";
 import { advance, useFakeClock } from "../support/fakeClock.js";
 
 setFlagsFromString("--expose_gc");

@@ -1,6 +1,5 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { hasLoneSurrogate } from "../../src/json.js";
 import {
   type AlertEntry,
   AlertTally,
@@ -26,6 +25,7 @@ import {
   silenceEntry,
   stateFilter as silenceStateFilter,
 } from "../../src/results/silences.js";
+import { hasLoneSurrogate } from "../../src/util/json.js";
 
 /** Every order of `items` sorts to the same list: the comparison is a deterministic total order on them. */
 function expectSameOrderFromAnyStart<T>(items: readonly T[], compare: (a: T, b: T) => number): void {

@@ -24,7 +24,7 @@ import {
   type FileStoreLimits,
 } from "../../src/sessions/fileStore.js";
 import { SessionDataError, type SessionRecord, SessionStoreError } from "../../src/sessions/store.js";
-import { testContext } from "../helpers/context.js";
+import { testContext } from "../support/context.js";
 import { runClockUntilSettled, useFakeClock, watch } from "../support/fakeClock.js";
 import { mkfifo, releaseFifos } from "../support/fifos.js";
 

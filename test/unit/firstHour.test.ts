@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createHandler } from "../../src/app.js";
 import {
   type Config,
   configWarnings,
@@ -9,8 +8,9 @@ import {
   SETTING_NAMES,
 } from "../../src/config/index.js";
 import { TOOL_ERROR_KINDS } from "../../src/errors.js";
-import { captureOutput } from "../helpers/capture.js";
-import { callHttp, type Handler } from "../helpers/handler.js";
+import { createHandler } from "../../src/lambda/app.js";
+import { captureOutput } from "../support/capture.js";
+import { callHttp, type Handler } from "../support/handler.js";
 
 const PLAIN = { PROMETHEUS_URL: "http://127.0.0.1:9090", PROMETHEUS_AUTH: "none" };
 const AMP_URL = "https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-12345678-abcd/";

@@ -25,7 +25,7 @@ function repository(files: Record<string, string>): string {
 describe("modules that run code on import", () => {
   it("reports a top-level call, await, new or for await, also inside a top-level `if` or block", () => {
     const root = repository({
-      "src/stdio.ts": "export async function serveStdio(): Promise<void> {}\n\nawait serveStdio();\n",
+      "src/stdio/stdio.ts": "export async function serveStdio(): Promise<void> {}\n\nawait serveStdio();\n",
       "src/start.ts":
         'import { serveStdio } from "./stdio.js";\nif (process.env.X) {\n  void serveStdio();\n}\n',
       "tools/iife.ts": "(async () => {})();\n",
@@ -33,7 +33,7 @@ describe("modules that run code on import", () => {
     });
     expect(findSideEffects(root).map((found) => `${found.file}:${found.line} ${found.text}`)).toEqual([
       "src/start.ts:3 void serveStdio();",
-      "src/stdio.ts:3 await serveStdio();",
+      "src/stdio/stdio.ts:3 await serveStdio();",
       "tools/iife.ts:1 (async () => {})();",
       "view/loop.ts:1 for await (…)",
       "view/loop.ts:2 new Set([x]);",
@@ -42,9 +42,9 @@ describe("modules that run code on import", () => {
 
   it("passes declarations, a module filling its own tables, and an entry file wherever it lies", () => {
     const root = repository({
-      "src/stdio/stdio.ts":
+      "src/stdio/stdio/stdio.ts":
         "export async function serveStdio(): Promise<void> {\n  await Promise.resolve();\n}\n",
-      "src/stdio/stdioMain.ts": 'import { serveStdio } from "./stdio.js";\n\nawait serveStdio();\n',
+      "src/stdio/stdio/stdioMain.ts": 'import { serveStdio } from "./stdio.js";\n\nawait serveStdio();\n',
       "src/table.ts": [
         "const CLASS = new Uint8Array(128);",
         "CLASS.fill(1);",
@@ -57,6 +57,6 @@ describe("modules that run code on import", () => {
       "src/types.d.ts": "declare function f(): void;\n",
     });
     expect(findSideEffects(root)).toEqual([]);
-    expect(sideEffectsOf("src/stdio/stdioMain.ts", "await serveStdio();\n")).toHaveLength(1);
+    expect(sideEffectsOf("src/stdio/stdio/stdioMain.ts", "await serveStdio();\n")).toHaveLength(1);
   });
 });

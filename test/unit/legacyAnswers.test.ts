@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
-import { renderToolResult, serverOptionsOf } from "../../src/server.js";
+import { renderToolResult, serverOptionsOf } from "../../src/mcp/server.js";
 import { askRange } from "../../tools/executeRangeQuery.js";
 import { answerForm } from "../../tools/params.js";
-import { collect, rendered } from "../helpers/cutResults.js";
-import { LEGACY_CASES } from "../helpers/legacyAnswers.js";
-import { makeToolCall } from "../helpers/toolCall.js";
+import { collect, rendered } from "../support/cutResults.js";
+import { LEGACY_CASES } from "../support/legacyAnswers.js";
+import { makeToolCall } from "../support/toolCall.js";
 
 const GOLDEN = join(import.meta.dirname, "..", "golden", "legacy");
 

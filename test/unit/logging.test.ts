@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../tools/types.js";
-import { captureOutput } from "../helpers/capture.js";
-import { callHttp, JSON_HEADERS, makeHandler } from "../helpers/handler.js";
+import { captureOutput } from "../support/capture.js";
 import { lambdaContext } from "../support/events.js";
+import { callHttp, JSON_HEADERS, makeHandler } from "../support/handler.js";
 
 describe("request logging", () => {
   afterEach(() => {

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { Lru } from "../../src/lru.js";
+import { Lru } from "../../src/util/lru.js";
 
 /** An LRU under test, with every removal it reported. */
 function recorded(maxSize: number) {

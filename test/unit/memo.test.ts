@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Memo } from "../../src/memoize.js";
+import { Memo } from "../../src/util/memoize.js";
 
 describe("Memo (a bounded LRU of values built once per key)", () => {
   it("builds a value once per key", () => {

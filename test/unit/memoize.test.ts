@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { memoize } from "../../src/memoize.js";
+import { memoize } from "../../src/util/memoize.js";
 
 /** A `make` whose promises the test settles, counting its calls. */
 function controlled<T>() {

@@ -1,6 +1,5 @@
 import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { MalformedJsonError } from "../../src/json.js";
 import {
   boundElement,
   boundStrings,
@@ -12,11 +11,12 @@ import {
 } from "../../src/monitoredText.js";
 import { type AnswerSink, readAnswer } from "../../src/prometheus/answerReader.js";
 import { metricNamesSpec } from "../../src/results/metricNames.js";
+import { MalformedJsonError } from "../../src/util/json.js";
 import { instructionsFor, tools } from "../../tools/index.js";
-import { type QueryData, rendered } from "../helpers/cutResults.js";
-import { DEFAULT_BUDGET } from "../helpers/toolCall.js";
+import { type QueryData, rendered } from "../support/cutResults.js";
 import { TEXT_KINDS } from "../support/textKinds.js";
 import { realTokens } from "../support/tokenizers.js";
+import { DEFAULT_BUDGET } from "../support/toolCall.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

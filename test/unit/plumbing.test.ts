@@ -15,8 +15,8 @@ import { selectorsIn } from "../../src/promql/selectors.js";
 import catalog from "../../tools/catalog.json" with { type: "json" };
 import { instructionsFor, tools, toolsNamed } from "../../tools/index.js";
 import { labelHint } from "../../tools/queryHints.js";
-import { testContext } from "../helpers/context.js";
-import { makeToolCall } from "../helpers/toolCall.js";
+import { testContext } from "../support/context.js";
+import { makeToolCall } from "../support/toolCall.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ExecuteQuery, ExecuteRangeQuery } from "../../tools/index.js";
 import { durationMs, parseRelativeTime, resolveTime, unixSeconds } from "../../tools/relativeTime.js";
 import { ToolError } from "../../tools/types.js";
-import { makeToolCall, toolError, validationErrors } from "../helpers/toolCall.js";
+import { makeToolCall, toolError, validationErrors } from "../support/toolCall.js";
 
 // `now` and `now-<duration>` in time, start and end: the grammar, the arithmetic, and the errors.
 

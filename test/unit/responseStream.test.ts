@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { KEEPALIVE_MS, ResponseOut } from "../../src/responseStream.js";
+import { KEEPALIVE_MS, ResponseOut } from "../../src/lambda/responseStream.js";
 import { installStreamingRuntime } from "../support/lambdaStreaming.js";
 
 /** A response stream that keeps what is written, as text, after the HTTP prelude's delimiter. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { renderToolResult } from "../../src/mcp/server.js";
 import { CurveSpace } from "../../src/results/curves.js";
 import { Description, MAX_DESCRIBED } from "../../src/results/description.js";
 import type { Fittable } from "../../src/results/fit.js";
 import { ranked, unusualness } from "../../src/results/ranking.js";
 import { estimateTokens, TokenTally } from "../../src/results/tokens.js";
-import { renderToolResult } from "../../src/server.js";
-import { type QueryData, rendered, tableSeries } from "../helpers/cutResults.js";
+import { type QueryData, rendered, tableSeries } from "../support/cutResults.js";
 
 const TIME = 1_700_000_000;
 

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it, vi } from "vitest";
-import { completeInitialize, dispatch } from "../../src/bridge/dispatch.js";
+import { completeInitialize, dispatch } from "../../src/mcp/bridge/dispatch.js";
 import { describeUnstorable, SESSION_DATA_LIMITS } from "../../src/sessions/limits.js";
 import type { ActiveSession, SessionManager } from "../../src/sessions/manager.js";
 import { MEMORY_STORE_LIMITS, MemorySessionStore } from "../../src/sessions/memoryStore.js";
@@ -12,11 +12,11 @@ import {
   SessionStoreError,
   type UpdateResult,
 } from "../../src/sessions/store.js";
-import { testContext } from "../helpers/context.js";
-import { FailingStore } from "../helpers/failingStore.js";
-import { ignores } from "../helpers/logLevel.js";
-import { sessionContainer } from "../helpers/sessionContainer.js";
+import { testContext } from "../support/context.js";
+import { FailingStore } from "../support/failingStore.js";
 import { advance, useFakeClock, watch } from "../support/fakeClock.js";
+import { ignores } from "../support/logLevel.js";
+import { sessionContainer } from "../support/sessionContainer.js";
 
 // The manager's backoff sleeps through node:timers/promises: on the global timers, a fake clock moves it.
 vi.mock("node:timers/promises", async (original) =>
@@ -249,7 +249,7 @@ describe("session manager", () => {
       expect(persisted.settled).toBe(true);
       await expect(persisted.promise).rejects.toMatchObject({ name: "SessionStoreError" });
       // Not a busy loop, and not given up at once: waits of 20 ms doubling, each jittered within its
-      // upper half (src/backoff.ts), so five or six attempts fit in 400 ms.
+      // upper half (src/util/backoff.ts), so five or six attempts fit in 400 ms.
       expect(attempts.length).toBeGreaterThanOrEqual(5);
       expect(attempts.length).toBeLessThanOrEqual(6);
       attempts.slice(1).forEach((at, index) => {

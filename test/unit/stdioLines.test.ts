@@ -8,7 +8,7 @@ import {
   parseLine,
   RateLimitedLog,
   StdioLineTransport,
-} from "../../src/stdioLines.js";
+} from "../../src/stdio/stdioLines.js";
 
 type Event = { line: string } | { tooLong: number; head: string };
 

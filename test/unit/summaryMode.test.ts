@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { QueryAsked } from "../../src/results/queryAsked.js";
 import { estimateTokens } from "../../src/results/tokens.js";
-import { type QueryData, rendered, tableSeries } from "../helpers/cutResults.js";
+import { type QueryData, rendered, tableSeries } from "../support/cutResults.js";
 
 const START = 1_795_000_000;
 const STEP = 60;

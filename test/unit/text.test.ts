@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { hasLoneSurrogate } from "../../src/json.js";
-import { cutText } from "../../src/text.js";
+import { hasLoneSurrogate } from "../../src/util/json.js";
+import { cutText } from "../../src/util/text.js";
 
 const EMOJI = "😀"; // two code units: \uD83D\uDE00
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeTool, jsonSchemaTable } from "../../src/toolSchemas.js";
+import { describeTool, jsonSchemaTable } from "../../src/mcp/toolSchemas.js";
 import { tools } from "../../tools/index.js";
 
 /** Every `type` keyword of a JSON Schema, with where it is (a property map holds names, not keywords). */

@@ -10,7 +10,7 @@ import {
 } from "../../src/context.js";
 import { RequestReport } from "../../src/metrics/report.js";
 import { annotateAnswer, inInvocation, type Trace, traced } from "../../src/tracing/trace.js";
-import { RecordingTrace } from "../helpers/recordingTrace.js";
+import { RecordingTrace } from "../support/recordingTrace.js";
 
 describe("TRACING", () => {
   it("is off by default; on or off (true/false, 1/0, yes/no); anything else fails naming the variable", () => {

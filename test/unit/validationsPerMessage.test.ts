@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { countPerMessageKind, type MessageKind, type ValidationCount } from "../helpers/validations.js";
+import { countPerMessageKind, type MessageKind, type ValidationCount } from "../support/validations.js";
 
 /**
  * How often an everyday message is validated on its way to the McpServer, through the real handler.
@@ -7,7 +7,7 @@ import { countPerMessageKind, type MessageKind, type ValidationCount } from "../
  * Protocol recognises every message it receives against JSONRPCRequestSchema (after two response
  * probes it fails), its Server checks every tools/call against CallToolRequestSchema, and its own
  * initialize handler parses InitializeRequestSchema. The SDK no longer parses the params of tools/list
- * and tools/call in its handler slot a second time (src/server.ts routedBy).
+ * and tools/call in its handler slot a second time (src/mcp/server.ts routedBy).
  */
 describe("validations per message", () => {
   let counted: Record<MessageKind, ValidationCount & { status: number; body: string }>;

@@ -1,4 +1,4 @@
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "../../mcp/sdk.js";
 import type { HttpRequest } from "../event.js";
 import { type EdgeMiddleware, isPreflight, type Refusal, refusalAnswer } from "./edge.js";
 

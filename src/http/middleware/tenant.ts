@@ -1,6 +1,6 @@
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "../../mcp/sdk.js";
 import { isTenant, TENANT_SET } from "../../prometheus/tenants.js";
-import { cutText } from "../../text.js";
+import { cutText } from "../../util/text.js";
 import type { HttpRequest } from "../event.js";
 import { type EdgeMiddleware, isPreflight, type Refusal, refusalAnswer } from "./edge.js";
 

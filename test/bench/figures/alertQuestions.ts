@@ -5,9 +5,9 @@
 // from ten PromQL calls and three list calls (the trial); here each question is one call.
 import { GetAlertHistory, GetHealthOverview, ListAlerts, ListRules } from "../../../tools/index.js";
 import type { Tool } from "../../../tools/types.js";
-import { makeToolCall, toolResult } from "../../helpers/toolCall.js";
 import { INHIBITION, RULES, startAlertingStack } from "../../support/alerting.js";
 import { realTokens } from "../../support/tokenizers.js";
+import { makeToolCall, toolResult } from "../../support/toolCall.js";
 import type { BenchContext } from "../context.js";
 import type { Figure } from "../report.js";
 

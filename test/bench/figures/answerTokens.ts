@@ -6,13 +6,14 @@
 // what the budget costs: on a 1.2 MB answer that fits, reading a large answer with statistics, a 40 MB
 // answer in a small heap. Then tools/list as a model reads it, in each mode (AMP, a plain Prometheus,
 // PYTHON_COMPAT), its own figure (`toolsListModes`, registered as `toolsList`).
-import { parseJsonBytes } from "../../../src/json.js";
+
 import { readAnswer } from "../../../src/prometheus/answerReader.js";
 import { compactElement, pointsOfValues, rangeHeader } from "../../../src/results/compactCurve.js";
 import { QueryResultCollector } from "../../../src/results/queryResult.js";
-import { makeHandler } from "../../helpers/handler.js";
+import { parseJsonBytes } from "../../../src/util/json.js";
 import { bundleStreamProbe, probeRangeQuery, startBigAnswerServer } from "../../support/bigAnswer.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
+import { makeHandler } from "../../support/handler.js";
 import {
   ON_CALL_QUESTIONS,
   type OnCallQuestion,

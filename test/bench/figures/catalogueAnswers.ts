@@ -5,7 +5,7 @@
 // budget, the estimator's count, and characters against what Claude Code keeps inline (50,000 undeclared;
 // the declared cap, src/results/inlineSize.ts).
 import { estimateTokens } from "../../../src/results/tokens.js";
-import { askCatalogue, CATALOGUE_ASKS } from "../../helpers/catalogueAnswers.js";
+import { askCatalogue, CATALOGUE_ASKS } from "../../support/catalogueAnswers.js";
 import { startCatalogueStack } from "../../support/largeCatalogue.js";
 import { realTokens } from "../../support/tokenizers.js";
 import type { BenchContext } from "../context.js";

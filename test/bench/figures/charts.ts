@@ -5,8 +5,8 @@
 import { chartFacts } from "../../../src/charts/chartAnswer.js";
 import { chartModel, type MatrixSeries } from "../../../src/charts/chartModel.js";
 import { renderPng } from "../../../src/charts/render.js";
-import { DEFAULT_BUDGET } from "../../helpers/toolCall.js";
 import { realTokens } from "../../support/tokenizers.js";
+import { DEFAULT_BUDGET } from "../../support/toolCall.js";
 import type { BenchContext } from "../context.js";
 import { stats } from "../measure.js";
 import type { Figure } from "../report.js";

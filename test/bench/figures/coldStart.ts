@@ -40,7 +40,7 @@ const NOT_COPIED = new Set([
 /** What `serverless package` wrote for the function. */
 interface Packaged {
   zip: Buffer;
-  /** `src/handler.handler`: module path (no extension) and export. */
+  /** `src/lambda/handler.handler`: module path (no extension) and export. */
   handler: string;
   runtime: string;
   memoryMb: number;

@@ -5,8 +5,8 @@
 // the tokens of the answer's whole text, by both real tokenizers; the ratio is the lower of the two.
 // Then the trade of significant digits (SIGNIFICANT_DIGITS): the same curves at 4 and at 5 digits.
 import { SIGNIFICANT_DIGITS } from "../../../src/results/numbers.js";
-import { makeHandler } from "../../helpers/handler.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
+import { makeHandler } from "../../support/handler.js";
 import {
   ON_CALL_QUESTIONS,
   type OnCallQuestion,

@@ -4,8 +4,8 @@
 // is answered; how soon, on a real clock, is this figure's. Each sample invokes the handler with a tool
 // that never answers and `REMAINING_MS` left in the Lambda, from the call to its answer.
 import { z } from "zod";
-import { createHandler } from "../../../src/app.js";
 import { configFromEnvironment } from "../../../src/config/index.js";
+import { createHandler } from "../../../src/lambda/app.js";
 import { defineTool } from "../../../tools/types.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
 import type { BenchContext } from "../context.js";

@@ -28,15 +28,15 @@ import {
   type Tool as ListedTool,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { createHandler } from "../../../src/app.js";
 import { configFromEnvironment } from "../../../src/config/index.js";
+import { createHandler } from "../../../src/lambda/app.js";
+import { renderToolResult } from "../../../src/mcp/server.js";
 import { createUpstream } from "../../../src/prometheus/upstream.js";
-import { renderToolResult } from "../../../src/server.js";
 import { GetServerInfo, tools } from "../../../tools/index.js";
 import type { ToolCall, ToolSettings } from "../../../tools/types.js";
-import { testContext } from "../../helpers/context.js";
-import { DEFAULT_BUDGET } from "../../helpers/toolCall.js";
+import { testContext } from "../../support/context.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
+import { DEFAULT_BUDGET } from "../../support/toolCall.js";
 import { childMark, runChild, type Window } from "../child.js";
 import type { BenchContext, ChildContext, Handler } from "../context.js";
 import { interleave, interleaveMany, type Stats } from "../measure.js";

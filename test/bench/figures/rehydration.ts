@@ -1,12 +1,12 @@
 // Figure 6: a session request on a fresh container (record read + server rebuilt + initialize
 // replayed) against the same request on a warm one, DynamoDB API (dynalite) on loopback. Both sides
 // read the record once: the warm side checks its version and expiry.
-import { completeInitialize, dispatch } from "../../../src/bridge/dispatch.js";
+import { completeInitialize, dispatch } from "../../../src/mcp/bridge/dispatch.js";
 import { DynamoSessionStore } from "../../../src/sessions/dynamoStore.js";
 import type { SessionManager } from "../../../src/sessions/manager.js";
-import { testContext } from "../../helpers/context.js";
-import { localServerFactory, sessionContainer } from "../../helpers/sessionContainer.js";
+import { testContext } from "../../support/context.js";
 import { startDynalite } from "../../support/dynalite.js";
+import { localServerFactory, sessionContainer } from "../../support/sessionContainer.js";
 import type { BenchContext } from "../context.js";
 import { interleave } from "../measure.js";
 import type { Figure } from "../report.js";

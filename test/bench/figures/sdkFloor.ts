@@ -1,5 +1,5 @@
 // Figure: the SDK's own floor (issue 39). Three handlers bundled as the function ships
-// (bundleAsShipped: serverless.yml's esbuild settings and plugins): ours (src/handler.ts), the SDK-alone
+// (bundleAsShipped: serverless.yml's esbuild settings and plugins): ours (src/lambda/handler.ts), the SDK-alone
 // control (test/bench/sdkControl.ts: McpServer, the in-memory pair, one tool) and an empty handler.
 // - cold: each sample is a fresh `node -e` importing one of them and answering one tools/list (the
 //   cold-start figure's script), the three alternating; ours and the control are reported above the
@@ -243,7 +243,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const dir = await mkdtemp(join(tmpdir(), "pml-floor-"));
   try {
     const built = [
-      await build(ctx.root, dir, "ours", "src/handler.ts"),
+      await build(ctx.root, dir, "ours", "src/lambda/handler.ts"),
       await build(ctx.root, dir, "control", "test/bench/sdkControl.ts"),
       await build(ctx.root, dir, "empty", {
         source: 'export const handler = async () => ({ statusCode: 200, body: "{}" });\n',

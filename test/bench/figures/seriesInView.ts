@@ -4,16 +4,16 @@
 // lookups expanded), how many curves, the fewest points a curve has (a bucket's two extremes are two), and
 // the answer's tokens by both real tokenizers and characters; then the same question with `summary: true`,
 // its tokens against the full answer's.
-import { type SeriesTableValue, tableSeries } from "../../helpers/cutResults.js";
-import { makeHandler } from "../../helpers/handler.js";
-import { queryPoints } from "../../helpers/queryPoints.js";
+import { type SeriesTableValue, tableSeries } from "../../support/cutResults.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
+import { makeHandler } from "../../support/handler.js";
 import {
   ON_CALL_FLEET,
   ON_CALL_FLEET_QUESTION,
   onCallFleetOpenMetricsChunks,
 } from "../../support/onCallDataset.js";
 import { startPrometheus } from "../../support/prometheus.js";
+import { queryPoints } from "../../support/queryPoints.js";
 import { realTokens } from "../../support/tokenizers.js";
 import type { Handler } from "../context.js";
 import type { Figure } from "../report.js";

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
-import { createHandler } from "../../../src/app.js";
 import { configFromEnvironment } from "../../../src/config/index.js";
-import { createStreamingHandler } from "../../../src/streaming.js";
+import { createHandler } from "../../../src/lambda/app.js";
+import { createStreamingHandler } from "../../../src/lambda/streaming.js";
 import { httpEvent, lambdaContext } from "../../support/events.js";
 import { type FrontDoor, startFrontDoor } from "../../support/frontDoor.js";
 import { type LambdaFunction, startLambdaFunction } from "../../support/lambdaFunction.js";

@@ -4,13 +4,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LEGACY_CASES } from "../../helpers/legacyAnswers.js";
+import { LEGACY_CASES } from "../../support/legacyAnswers.js";
 
 const checkout = process.argv[2];
 if (checkout === undefined) throw new Error("usage: capture.ts <checkout of the revision>");
 const { rendered } = (await import(
-  pathToFileURL(join(checkout, "test/helpers/cutResults.ts")).href
-)) as typeof import("../../helpers/cutResults.js");
+  pathToFileURL(join(checkout, "test/support/cutResults.ts")).href
+)) as typeof import("../../support/cutResults.js");
 for (const { name, data, budget, asked } of LEGACY_CASES) {
   const { texts } = await rendered(data, budget, asked, 2);
   writeFileSync(join(import.meta.dirname, `${name}.txt`), texts.join("\n---\n"));

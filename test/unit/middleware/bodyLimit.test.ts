@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bodyLimitRule } from "../../../src/http/middleware/bodyLimit.js";
 import { corsDecision } from "../../../src/http/middleware/cors.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const chain = [corsDecision([]), bodyLimitRule(10)];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { edgeMiddlewares } from "../../../src/http/middleware/index.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const settings = {
   maxBodyBytes: 10,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contentHeadersRule } from "../../../src/http/middleware/contentHeaders.js";
 import { corsDecision } from "../../../src/http/middleware/cors.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const chain = [corsDecision([]), contentHeadersRule];
 

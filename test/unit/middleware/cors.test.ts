@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { corsDecision, corsPreflight } from "../../../src/http/middleware/cors.js";
 import { CORS_PREFLIGHT_HEADERS } from "../../../src/http/responses.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const chain = [corsDecision(["https://app.example"]), corsPreflight];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { corsDecision } from "../../../src/http/middleware/cors.js";
 import { originRule } from "../../../src/http/middleware/origin.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const settings = { allowedOrigins: ["https://app.example"], checkHost: false };
 const chain = [corsDecision(settings.allowedOrigins), originRule(settings)];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { corsDecision } from "../../../src/http/middleware/cors.js";
 import { scopeRule } from "../../../src/http/middleware/scopes.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const chain = [corsDecision([]), scopeRule(["mcp/invoke", "mcp/admin"])];
 

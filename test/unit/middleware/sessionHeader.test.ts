@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isWellFormedSessionId, sessionHeader } from "../../../src/http/middleware/sessionHeader.js";
-import { edgeRequest, passedWith, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, throughEdge } from "../../support/edgeChain.js";
 
 describe("the session header middleware", () => {
   it("decides the session id the client sent, none for an absent or empty header, and refuses nothing", async () => {

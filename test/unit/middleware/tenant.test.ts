@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { corsDecision } from "../../../src/http/middleware/cors.js";
 import { tenantRule } from "../../../src/http/middleware/tenant.js";
-import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../helpers/edgeChain.js";
+import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
 
 const chain = [corsDecision([]), tenantRule({ claim: "org", allowed: ["team-a", "42:7"] })];
 const withClaims = (claims: Record<string, unknown> | undefined) => edgeRequest({}, { claims });
