@@ -229,16 +229,28 @@ export function benchRows(stdout) {
     .join("\n");
 }
 
+/** One line per message kind (`message`, `params`, `arguments` checks, ours and the SDK's), else the JSON as written. */
+function describeValidations(text) {
+  const counted = JSON.parse(text);
+  const kinds = Object.entries(counted);
+  if (!kinds.every(([, count]) => typeof count === "object" && count !== null && "message" in count)) {
+    return JSON.stringify(counted);
+  }
+  const line = ([kind, count]) =>
+    `${kind}: message ${count.message}, params ${count.params}, arguments ${count.arguments}`;
+  return kinds.map(line).join("; ");
+}
+
 /** Prints the report for the command line `argv`; returns the exit code. */
 export function main(argv) {
   const option = (name) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const root = resolve(option("root") ?? fileURLToPath(new URL("..", import.meta.url)));
   const report = measure(root);
-  const validationsFile = option("validations");
+  // The file test/unit/validationsPerMessage.test.ts writes, unless another is named.
+  const written = join(root, ".tmp", "validations-per-message.json");
+  const validationsFile = option("validations") ?? (existsSync(written) ? written : undefined);
   const validations =
-    validationsFile === undefined
-      ? undefined
-      : JSON.stringify(JSON.parse(readFileSync(validationsFile, "utf8")));
+    validationsFile === undefined ? undefined : describeValidations(readFileSync(validationsFile, "utf8"));
   console.log(format(report, validations));
   const coldStart = argv.includes("--cold-start") ? "coldStart" : option("cold-start");
   if (coldStart !== undefined) {

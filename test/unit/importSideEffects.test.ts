@@ -42,9 +42,9 @@ describe("modules that run code on import", () => {
 
   it("passes declarations, a module filling its own tables, and an entry file wherever it lies", () => {
     const root = repository({
-      "src/stdio/stdio/stdio.ts":
+      "src/stdio/stdio.ts":
         "export async function serveStdio(): Promise<void> {\n  await Promise.resolve();\n}\n",
-      "src/stdio/stdio/stdioMain.ts": 'import { serveStdio } from "./stdio.js";\n\nawait serveStdio();\n',
+      "src/stdio/stdioMain.ts": 'import { serveStdio } from "./stdio.js";\n\nawait serveStdio();\n',
       "src/table.ts": [
         "const CLASS = new Uint8Array(128);",
         "CLASS.fill(1);",
@@ -57,6 +57,6 @@ describe("modules that run code on import", () => {
       "src/types.d.ts": "declare function f(): void;\n",
     });
     expect(findSideEffects(root)).toEqual([]);
-    expect(sideEffectsOf("src/stdio/stdio/stdioMain.ts", "await serveStdio();\n")).toHaveLength(1);
+    expect(sideEffectsOf("src/stdio/stdioMain.ts", "await serveStdio();\n")).toHaveLength(1);
   });
 });

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, test } from "vitest";
+import { mkdir, writeFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { countPerMessageKind, type MessageKind, type ValidationCount } from "../support/validations.js";
 
 /**
@@ -14,6 +15,21 @@ describe("validations per message", () => {
   beforeAll(async () => {
     counted = await countPerMessageKind();
   }, 60_000);
+
+  // What `npm run house` prints as "validations per message": ours and the SDK's, by message kind.
+  afterAll(async () => {
+    const bySite = Object.fromEntries(
+      Object.entries(counted).map(([kind, count]) => [
+        kind,
+        { message: count.message, params: count.params, arguments: count.arguments, bySite: count.bySite },
+      ]),
+    );
+    await mkdir(new URL("../../.tmp/", import.meta.url), { recursive: true });
+    await writeFile(
+      new URL("../../.tmp/validations-per-message.json", import.meta.url),
+      `${JSON.stringify(bySite, null, 1)}\n`,
+    );
+  });
 
   test.each(["initialize", "tools/list", "tools/call"] as const)("%s is answered, not refused", (kind) => {
     expect(counted[kind].status).toBe(200);
