@@ -21,9 +21,9 @@ import {
   mcpServerFactory,
   SERVER_NAME,
   SERVER_VERSION,
-  serverOptionsOf,
   TOOLS_CAPABILITY,
 } from "./server.js";
+import { serverOptionsOf } from "./serverOptions.js";
 import { DynamoSessionStore } from "./sessions/dynamoStore.js";
 import { FileSessionStore } from "./sessions/fileStore.js";
 import { SessionManager } from "./sessions/manager.js";

@@ -4,7 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
-import { renderToolResult } from "../../src/server.js";
+import { renderToolResult } from "../../src/toolResult.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";
 import { testContext } from "../helpers/context.js";

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
 import { EMPTY_INSTANT_HINT, EMPTY_RANGE_HINT, QueryResultCollector } from "../../src/results/queryResult.js";
 import { BUFFERED_LIMITS, STREAMED_LIMITS } from "../../src/routes/ceiling.js";
-import { renderToolResult } from "../../src/server.js";
+import { renderToolResult } from "../../src/toolResult.js";
 import { ENTRY, type Handler, makeHandler, postMcp } from "../helpers/handler.js";
 import { closeServer, listenLoopback } from "../support/net.js";
 

@@ -2,7 +2,7 @@ import { fc } from "@fast-check/vitest";
 import type { Budget } from "../../src/results/fit.js";
 import { parseSample, rounded } from "../../src/results/numbers.js";
 import { type QueryAsked, QueryResultCollector } from "../../src/results/queryResult.js";
-import { renderToolResult } from "../../src/server.js";
+import { renderToolResult } from "../../src/toolResult.js";
 
 /** A Prometheus query answer's `data`. */
 export interface QueryData {

@@ -1,7 +1,7 @@
 import dns from "node:dns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { serverOptionsOf } from "../../src/server.js";
+import { serverOptionsOf } from "../../src/serverOptions.js";
 import {
   ExecuteQuery,
   GetAvailableWorkspaces,

@@ -2,7 +2,7 @@ import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { byCodePoint, ListCollector, type ListSpec } from "../../src/results/entryList.js";
 import { estimateTokens } from "../../src/results/tokens.js";
-import { renderToolResult } from "../../src/server.js";
+import { renderToolResult } from "../../src/toolResult.js";
 
 /**
  * Runs a property, then checks that the branches it asserts in ran at least `min` times each. Shrinking

@@ -8,7 +8,7 @@ import type { QueryAsked } from "../../src/results/queryResult.js";
 import type { Order } from "../../src/results/ranking.js";
 import { type Ranking, Selection } from "../../src/results/selection.js";
 import { estimateTokens } from "../../src/results/tokens.js";
-import { renderToolResult } from "../../src/server.js";
+import { renderToolResult } from "../../src/toolResult.js";
 import {
   type CutValue,
   matrixAnswer,

@@ -4,7 +4,7 @@ import { Description, MAX_DESCRIBED } from "../../src/results/description.js";
 import type { Fittable } from "../../src/results/fit.js";
 import { ranked, unusualness } from "../../src/results/ranking.js";
 import { estimateTokens, TokenTally } from "../../src/results/tokens.js";
-import { renderToolResult } from "../../src/server.js";
+import { renderToolResult } from "../../src/toolResult.js";
 import { type QueryData, rendered, tableSeries } from "../helpers/cutResults.js";
 
 const TIME = 1_700_000_000;

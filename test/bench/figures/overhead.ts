@@ -31,7 +31,7 @@ import {
 import { createHandler } from "../../../src/app.js";
 import { configFromEnvironment } from "../../../src/config.js";
 import { createUpstream } from "../../../src/prometheus/upstream.js";
-import { renderToolResult } from "../../../src/server.js";
+import { renderToolResult } from "../../../src/toolResult.js";
 import { GetServerInfo, tools } from "../../../tools/index.js";
 import type { ToolCall, ToolSettings } from "../../../tools/types.js";
 import { testContext } from "../../helpers/context.js";
