@@ -1,6 +1,7 @@
 import { ToolError } from "../src/errors.js";
 import { parseJsonBytes } from "../src/json.js";
-import type { AnswerSink, DataPlaneCall } from "../src/prometheus/dataPlane.js";
+import type { AnswerSink } from "../src/prometheus/dataPlane.js";
+import type { DataPlaneCall } from "../src/prometheus/dataPlaneCall.js";
 import { NoAlertmanagerError } from "../src/prometheus/workspaces.js";
 import {
   type AlertmanagerView,
