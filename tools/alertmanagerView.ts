@@ -1,5 +1,6 @@
 import { ToolError } from "../src/errors.js";
-import type { AnswerSink, DataPlaneCall } from "../src/prometheus/dataPlane.js";
+import type { AnswerSink } from "../src/prometheus/dataPlane.js";
+import type { DataPlaneCall } from "../src/prometheus/dataPlaneCall.js";
 import { NoAlertmanagerError } from "../src/prometheus/workspaces.js";
 import { loadRegexEngine } from "../src/promql/matchers.js";
 import {

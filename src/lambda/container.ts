@@ -12,9 +12,9 @@ import {
   mcpServerFactory,
   SERVER_NAME,
   SERVER_VERSION,
-  serverOptionsOf,
   TOOLS_CAPABILITY,
 } from "../mcp/server.js";
+import { serverOptionsOf } from "../mcp/serverOptions.js";
 import { MetricsRecorder, type RequestSummary } from "../metrics/emf.js";
 import { RequestReport } from "../metrics/report.js";
 import { RequestLine } from "../metrics/requestLine.js";

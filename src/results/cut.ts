@@ -1,5 +1,6 @@
 import { isCutValue } from "../monitoredText.js";
-import { type AdviceFacts, advise } from "../promql/advice.js";
+import { advise } from "../promql/advice.js";
+import type { AdviceFacts } from "../promql/adviceContext.js";
 import { compactCurve, pointsOfValues, roundedSample, withRangeHeader } from "./compactCurve.js";
 import type { CurveSpace } from "./curves.js";
 import type { Described, DescribedSeries, Descriptions } from "./description.js";

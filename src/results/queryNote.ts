@@ -1,4 +1,5 @@
-import { formatDuration, type Suggestion } from "../promql/advice.js";
+import { formatDuration } from "../promql/advice.js";
+import type { Suggestion } from "../promql/adviceContext.js";
 import { formatSize } from "../util/text.js";
 import { type Budget, budgetWords, formatCount } from "./fit.js";
 import { SIGNIFICANT_DIGITS } from "./numbers.js";

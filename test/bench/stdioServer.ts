@@ -3,7 +3,7 @@
 // build to test/bench/.out/stdioServer.mjs.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { renderToolResult } from "../../src/mcp/server.js";
+import { renderToolResult } from "../../src/mcp/toolResult.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
 import { tools } from "../../tools/index.js";
 import type { ToolSettings } from "../../tools/types.js";

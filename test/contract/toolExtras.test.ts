@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { renderToolResult } from "../../src/mcp/server.js";
+import { renderToolResult } from "../../src/mcp/toolResult.js";
 import { INLINE_SIZE_KEY, MAX_DECLARED_CHARS } from "../../src/results/inlineSize.js";
 import { EMPTY_INSTANT_HINT, EMPTY_RANGE_HINT, QueryResultCollector } from "../../src/results/queryResult.js";
 import { BUFFERED_LIMITS, STREAMED_LIMITS } from "../../src/routes/ceiling.js";

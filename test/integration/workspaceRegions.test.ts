@@ -1,7 +1,7 @@
 import dns from "node:dns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
-import { serverOptionsOf } from "../../src/mcp/server.js";
+import { serverOptionsOf } from "../../src/mcp/serverOptions.js";
 import {
   ExecuteQuery,
   GetAvailableWorkspaces,

@@ -1,6 +1,6 @@
 import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { renderToolResult } from "../../src/mcp/server.js";
+import { renderToolResult } from "../../src/mcp/toolResult.js";
 import { byCodePoint, ListCollector, type ListSpec } from "../../src/results/entryList.js";
 import { estimateTokens } from "../../src/results/tokens.js";
 

@@ -1,6 +1,6 @@
 import { fc } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { renderToolResult } from "../../src/mcp/server.js";
+import { renderToolResult } from "../../src/mcp/toolResult.js";
 import { ListCollector } from "../../src/results/entryList.js";
 import type { Budget } from "../../src/results/fit.js";
 import { metricNamesSpec } from "../../src/results/metricNames.js";

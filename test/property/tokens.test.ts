@@ -1,11 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import {
-  estimateTokens,
-  estimateTokensOfBytes,
-  JSON_LITERALS,
-  KNOWN_WORDS,
-} from "../../src/results/tokens.js";
+import { JSON_LITERALS, KNOWN_WORDS } from "../../src/results/knownWords.js";
+import { estimateTokens, estimateTokensOfBytes } from "../../src/results/tokens.js";
 import {
   genSource,
   resultCorpus,

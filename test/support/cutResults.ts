@@ -1,5 +1,5 @@
 import { fc } from "@fast-check/vitest";
-import { renderToolResult } from "../../src/mcp/server.js";
+import { renderToolResult } from "../../src/mcp/toolResult.js";
 import type { Budget } from "../../src/results/fit.js";
 import { parseSample, rounded } from "../../src/results/numbers.js";
 import { type QueryAsked, QueryResultCollector } from "../../src/results/queryResult.js";

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
-import { type AdviceFacts, advise, formatDuration, type Suggestion } from "../../src/promql/advice.js";
+import { advise, formatDuration } from "../../src/promql/advice.js";
+import type { AdviceFacts, Suggestion } from "../../src/promql/adviceContext.js";
 
 type Kind = Suggestion["kind"];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findChange, MIN_SCORE } from "../../src/results/changePoint.js";
+import { MIN_SCORE } from "../../src/results/changeFits.js";
+import { findChange } from "../../src/results/changePoint.js";
 import type { QueryRange } from "../../src/results/curves.js";
 import { normalStream } from "../support/seededNoise.js";
 

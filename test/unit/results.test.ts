@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderToolResult } from "../../src/mcp/server.js";
+import { renderToolResult } from "../../src/mcp/toolResult.js";
 import { CurveSpace } from "../../src/results/curves.js";
 import { Description, MAX_DESCRIBED } from "../../src/results/description.js";
 import type { Fittable } from "../../src/results/fit.js";

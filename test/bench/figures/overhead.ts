@@ -30,7 +30,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { configFromEnvironment } from "../../../src/config/index.js";
 import { createHandler } from "../../../src/lambda/app.js";
-import { renderToolResult } from "../../../src/mcp/server.js";
+import { renderToolResult } from "../../../src/mcp/toolResult.js";
 import { createUpstream } from "../../../src/prometheus/upstream.js";
 import { GetServerInfo, tools } from "../../../tools/index.js";
 import type { ToolCall, ToolSettings } from "../../../tools/types.js";
