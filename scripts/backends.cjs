@@ -1,4 +1,4 @@
-// The `backends` parameter (BACKENDS, src/prometheus/backends.ts): several named servers, as a JSON
+// The `backends` parameter (BACKENDS, src/config/backends.ts): several named servers, as a JSON
 // object or the path of a file holding one. For a deployment:
 //
 // - a file goes into the function's package at the same relative path, where the function reads it

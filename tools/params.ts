@@ -139,7 +139,7 @@ export function backendChoice(
       .optional()
       .describe(`The backend to query: ${names.join(", ")} (${omit}). ${listed}`);
   }
-  // Names are letters, digits, _, - and . (src/prometheus/backends.ts): only . means more in a pattern
+  // Names are letters, digits, _, - and . (src/config/backends.ts): only . means more in a pattern
   // (and \- is no escape at all in the Unicode patterns JSON Schema validators use).
   const escaped = names.map((name) => name.replaceAll(".", "\\."));
   return z

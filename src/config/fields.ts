@@ -39,16 +39,34 @@ export function setting<T, F>(parse: (raw: string) => T, fallback: F, meta: Sett
   return z
     .string()
     .optional()
-    .transform((raw, ctx): T | F => {
-      if (raw === undefined) return fallback;
-      try {
-        return parse(raw);
-      } catch (error) {
-        if (!(error instanceof Refusal)) throw error;
-        ctx.addIssue({ code: "custom", message: error.expected });
-        return z.NEVER;
-      }
-    })
+    .transform(refusing((raw: string | undefined) => (raw === undefined ? fallback : parse(raw))))
+    .meta({ ...meta });
+}
+
+/** A zod transform of `parse`: its refusal becomes the value's one issue. */
+function refusing<I, T>(parse: (raw: I) => T) {
+  return (raw: I, ctx: z.RefinementCtx): T => {
+    try {
+      return parse(raw);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      ctx.addIssue({ code: "custom", message: error.expected });
+      return z.NEVER;
+    }
+  };
+}
+
+/** A field of a JSON object (a BACKENDS entry's, backendSchema.ts): any JSON value, read by `parse`, `fallback` when absent. */
+export function jsonField<T, F>(parse: (value: unknown) => T, fallback: F, meta: SettingMeta) {
+  return requiredJsonField((value) => (value === undefined ? fallback : parse(value)), meta);
+}
+
+/** A field of a JSON object that must be there: `parse` sees undefined when it is absent, and refuses it. */
+export function requiredJsonField<T>(parse: (value: unknown) => T, meta: SettingMeta) {
+  return z
+    .unknown()
+    .optional()
+    .transform(refusing(parse))
     .meta({ ...meta });
 }
 

@@ -11,11 +11,12 @@ import {
   workspaceIdFromUrl,
 } from "../prometheus/access.js";
 import { credentialsProblem } from "../prometheus/auth.js";
-import { type BackendSpec, hasTenantPlaceholder, kindOf, parseBackends } from "../prometheus/backends.js";
+import { type BackendSpec, hasTenantPlaceholder, kindOf } from "../prometheus/backends.js";
 import type { Regions } from "../prometheus/regions.js";
 import { type SecretSource, secretSourceOf } from "../prometheus/secrets.js";
 import { isTenant, TENANT_SET } from "../prometheus/tenants.js";
 import { hasCredentials } from "../prometheus/urls.js";
+import { parseBackends } from "./backends.js";
 import { fail, failQuietly } from "./errors.js";
 import type { Settings } from "./schema.js";
 import type { Config, SessionStoreKind } from "./types.js";

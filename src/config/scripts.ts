@@ -6,9 +6,9 @@
  * settings, tools and workspaces exactly as the function does, with no copy of those rules to drift.
  */
 export { ampRegionOfUrl, parseWorkspaceEntry, workspaceIdFromUrl } from "../prometheus/access.js";
-export { parseBackends } from "../prometheus/backends.js";
 export { REGION_PATTERN, REGION_SYNTAX } from "../prometheus/regions.js";
 export { secretSourceOf } from "../prometheus/secrets.js";
+export { parseBackends } from "./backends.js";
 export * from "./index.js";
 export { ALL_TOOLS, servedTools, TOOL_GROUPS, toolEntries, unknownToolEntry } from "./tools.js";
 

@@ -22,7 +22,7 @@ export interface Config {
   /** PROMETHEUS_KIND, else what PROMETHEUS_URL says (amp for AMP's, victoriametrics for vmselect's path). */
   prometheusKind: BackendKind;
   /**
-   * BACKENDS (src/prometheus/backends.ts): several named servers; the PROMETHEUS_* settings and
+   * BACKENDS (src/config/backends.ts): several named servers; the PROMETHEUS_* settings and
    * ALERTMANAGER_URL are then unset. Undefined: the one server PROMETHEUS_URL names, as before.
    */
   backends: readonly BackendSpec[] | undefined;

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasTenantPlaceholder, kindOf, parseBackends, withTenant } from "../../src/prometheus/backends.js";
+import { parseBackends } from "../../src/config/backends.js";
+import { hasTenantPlaceholder, kindOf, withTenant } from "../../src/prometheus/backends.js";
 
 const RULES = { inLambda: false, defaultRegion: "us-east-1" };
 
