@@ -111,8 +111,7 @@ function entrySchema() {
       description: "the backend a call without workspace_id uses (at most one; the only backend is)",
     }),
     allowed_tenants: jsonField(allowedTenants, undefined, {
-      description: "the tenants (TENANT_CLAIM) that may use it",
-      documentedDefault: "unset (every caller)",
+      description: "the tenants (TENANT_CLAIM) that may use it; unset, every caller may",
     }),
   });
 }

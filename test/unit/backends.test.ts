@@ -68,3 +68,40 @@ describe("backend kinds and names", () => {
     expect(parseBackends('{"prod.eu-1": {"url": "http://p"}}', RULES)[0]?.name).toBe("prod.eu-1");
   });
 });
+
+describe("an entry wrong in several ways", () => {
+  // The fields are judged alone by the schema (src/config/backendSchema.ts) and together by the rules
+  // between them: the error names the first problem in the order an entry was always judged in.
+  const thrown = (entry: Record<string, unknown>): string => {
+    try {
+      parseBackends(JSON.stringify({ a: entry }), RULES);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error("accepted");
+  };
+
+  it("names a rule between fields before a later field's own problem", () => {
+    expect(thrown({ url: "http://u:p@h", auth: "bearer", kind: "influx" })).toBe(
+      'backend "a" "url" without user:password@ with auth bearer (user:password@ is for auth none; with basic the pair goes in its secret)',
+    );
+    expect(thrown({ url: "http://p", secret: 5 })).toBe(
+      'backend "a" without "secret" with auth none (it is read with basic or bearer)',
+    );
+    expect(thrown({ url: "http://p", auth: "basic", headers: 5 })).toBe(
+      'backend "a" "secret" with auth basic: a Secrets Manager secret ARN or ssm:/parameter holding the user:password',
+    );
+  });
+
+  it("names an earlier field's problem before a rule that reads later ones", () => {
+    expect(thrown({ url: "http://p", auth: "bearer", kind: "influx" })).toBe(
+      'backend "a" "kind" as one of amp, prometheus, mimir, cortex, thanos, victoriametrics',
+    );
+    expect(thrown({ url: "http://p", auth: "bearer", secret: 5, headers: 5 })).toBe(
+      'backend "a" "secret" as a string',
+    );
+    expect(thrown({ url: "ftp://p", extra: 1 })).toMatch(
+      /^backend "a" with only the fields url, .*; not extra$/,
+    );
+  });
+});

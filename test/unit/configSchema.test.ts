@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { backendEntrySchema } from "../../src/config/backendSchema.js";
+import { parseBackends } from "../../src/config/backends.js";
+import type { SettingMeta } from "../../src/config/fields.js";
 import { SETTINGS, settingMeta } from "../../src/config/index.js";
 
 // The schema (src/config/schema.ts) is the one source of every setting's name, default and meaning:
@@ -83,5 +86,58 @@ describe("the configuration schema and the docs' table", () => {
       expect(result.success, name).toBe(false);
       expect(result.error?.issues[0]?.message, name).toMatch(/\S/);
     }
+  });
+});
+
+/** The rows of docs/configuration.md's table of a backend's fields (`| field | meaning |`). */
+function backendFieldRows(): Map<string, string> {
+  const lines = readFileSync(join(ROOT, "docs/configuration.md"), "utf8").split("\n");
+  const header = lines.findIndex((line) => /^\|\s*field\s*\|\s*meaning\s*\|/.test(line));
+  expect(header, "a | field | meaning | table in docs/configuration.md").toBeGreaterThan(-1);
+  const rows = new Map<string, string>();
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith("|")) break;
+    const cells = /^\|\s*`([a-z_]+)`\s*\|([^|]*)\|/.exec(line);
+    expect(cells, `a row naming one field: ${line.slice(0, 60)}`).not.toBeNull();
+    const [, name = "", meaning = ""] = cells ?? [];
+    rows.set(name, meaning.trim());
+  }
+  return rows;
+}
+
+describe("the BACKENDS entry schema and the docs' table of a backend's fields", () => {
+  const shape = backendEntrySchema().shape;
+  const FIELDS = Object.keys(shape) as (keyof typeof shape)[];
+  const meta = (field: keyof typeof shape) => shape[field].meta() as unknown as SettingMeta;
+
+  it("documents exactly the schema's fields, in its order, each default the schema names", () => {
+    const rows = backendFieldRows();
+    expect([...rows.keys()]).toEqual(FIELDS);
+    const withDefault = FIELDS.filter((field) => meta(field).documentedDefault !== undefined);
+    expect(withDefault).toEqual(["auth", "kind"]);
+    for (const field of withDefault) {
+      expect(rows.get(field), field).toContain(`default ${meta(field).documentedDefault}`);
+    }
+  });
+
+  it("gives each field one line of documentation, and marks those that may hold a credential", () => {
+    for (const field of FIELDS) {
+      expect(meta(field).description.length, field).toBeGreaterThan(10);
+      expect(meta(field).description, field).not.toContain("\n");
+    }
+    expect(FIELDS.filter((field) => meta(field).secret === true)).toEqual(["secret", "headers"]);
+  });
+
+  it("is what parseBackends reads: an unknown field is refused naming the schema's fields", () => {
+    const rules = { inLambda: false, defaultRegion: "us-east-1" };
+    expect(() => parseBackends('{"a": {"url": "http://p", "tenants": []}}', rules)).toThrow(
+      `backend "a" with only the fields ${FIELDS.join(", ")}; not tenants`,
+    );
+    expect(parseBackends('{"a": {"url": " http://p "}}', rules)[0]).toMatchObject({
+      url: "http://p",
+      auth: "none",
+      headers: {},
+      isDefault: true,
+    });
   });
 });
