@@ -1,4 +1,5 @@
 import type { HttpRequest } from "../http/event.js";
+import type { Decided } from "../http/middleware/edge.js";
 import { isModernVersion } from "../protocol/versions.js";
 import type { ReplyTo, StreamEventStore } from "../sessions/streamEvents.js";
 import { isPlainObject } from "../util/json.js";
@@ -25,12 +26,12 @@ export interface Keeping {
 /**
  * Where a POST's stream keeps its events: in a 2025-revision session where events are kept
  * (SESSION_TABLE). The route has checked the session before any event is made; 2026-07-28 has no
- * sessions and no resumption. `sessionId`: the one the edge read (src/http/middleware/sessionHeader.ts).
- * `writerDeadline`: when the invocation answering it ends.
+ * sessions and no resumption. `sessionId` and `body`: the session header and the body as the edge read
+ * them (src/http/middleware/). `writerDeadline`: when the invocation answering it ends.
  */
 export function keepingFor(
   request: HttpRequest,
-  sessionId: string | undefined,
+  { sessionId, body }: Pick<Decided, "sessionId" | "body">,
   store: StreamEventStore | undefined,
   fault: (error: unknown, where: string) => void,
   writerDeadline: number,
@@ -39,19 +40,13 @@ export function keepingFor(
   if (store === undefined || sessionId === undefined) return undefined;
   if (version !== undefined && isModernVersion(version)) return undefined;
   const onFault = (error: unknown) => fault(error, "keeping a stream event");
-  const replyTo = replyToIn(request.body);
+  const replyTo = body !== undefined && "json" in body ? replyToIn(body.json) : null;
   const requestId = typeof replyTo === "string" || typeof replyTo === "number" ? replyTo : undefined;
   return { store, sessionId, requestId, replyTo, receivedAt: request.receivedAt, writerDeadline, onFault };
 }
 
-/** The id of the one JSON-RPC request a body holds, the ids of a batch's requests; null for anything else. */
-function replyToIn(body: string): ReplyTo {
-  let message: unknown;
-  try {
-    message = JSON.parse(body);
-  } catch {
-    return null;
-  }
+/** The id of the one JSON-RPC request a payload holds, the ids of a batch's requests; null for anything else. */
+function replyToIn(message: unknown): ReplyTo {
   if (!Array.isArray(message)) return requestIdOf(message) ?? null;
   return message.flatMap((entry) => {
     const id = requestIdOf(entry);

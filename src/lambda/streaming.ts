@@ -116,7 +116,7 @@ async function streamedOrWhole(
   let replied = false;
   let watch: ReturnType<typeof watchCancellation> | undefined;
   const sinkFor: SinkFor = (decided) => {
-    const keeping = keepingFor(request, decided.sessionId, store, fault, endsAt);
+    const keeping = keepingFor(request, decided, store, fault, endsAt);
     watch = keeping?.requestId === undefined ? undefined : watchCancellation(keeping, keeping.requestId);
     return {
       notify: (notification: JSONRPCNotification) => {

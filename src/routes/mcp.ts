@@ -1,5 +1,6 @@
 import type { RequestContext } from "../context.js";
 import type { Decided, EdgeEvent, EdgeSettings } from "../http/middleware/index.js";
+import { parseBody } from "../http/middleware/jsonBody.js";
 import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
 import {
   ALLOWED_METHODS,
@@ -18,7 +19,7 @@ import {
   single,
   statusOf,
 } from "../mcp/bridge/dispatch.js";
-import { type Body, type Classification, classify, type Malformed } from "../protocol/classify.js";
+import { type Classification, classify, type Malformed } from "../protocol/classify.js";
 import { ErrorCode, methodNamesIn, replyJson, SERVER_ERROR } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
 import type { StreamEventStore } from "../sessions/streamEvents.js";
@@ -60,14 +61,14 @@ export const PYTHON_NOTIFICATION_REPLY = { jsonrpc: "2.0" };
 
 /**
  * `/mcp` for a request that passed the edge (src/http/middleware/: its refusals, its preflight), with
- * what the edge decided of it (its CORS headers, its session id).
+ * what the edge decided of it (its session id, its parsed body). The edge adds the CORS headers to
+ * every answer given here (src/http/middleware/cors.ts).
  */
 export async function handleMcp(
   { request, decided }: EdgeEvent,
   options: McpRouteOptions,
   context: RequestContext,
 ): Promise<Answer<HttpResponse>> {
-  const cors = decided.cors;
   if (request.method === "DELETE" && options.sessions) {
     return httpAnswer(await endSession(decided, options.sessions, context));
   }
@@ -76,30 +77,23 @@ export async function handleMcp(
     if (resumed) return httpAnswer(resumed);
   }
   if (request.method !== "POST") {
-    const allow = { ...cors, Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
+    const allow = { Allow: options.sessions ? ALLOWED_METHODS : "POST, OPTIONS" };
     return httpAnswer(jsonRpcErrorResponse(405, SERVER_ERROR, "Method not allowed", allow));
   }
 
-  const body = parseBody(request.body);
+  // Parsed by the edge (src/http/middleware/jsonBody.ts); here only for a call that did not pass it.
+  const body = decided.body ?? parseBody(request.body);
   const payload = "json" in body ? body.json : undefined;
   const inbound = classify(body, request.headers);
   if (inbound.era === "modern") {
     // A 2026-07-28 client gets the spec's answers: PYTHON_COMPAT is for the Python Lambda's clients.
     const methods = "json" in body ? methodNamesIn(payload) : [];
-    return { ...(await serveModern(inbound, options, cors, context)), methods, era: "modern" };
+    return { ...(await serveModern(inbound, options, context)), methods, era: "modern" };
   }
   if (inbound.kind === "malformed")
-    return httpAnswer(answerMalformed(inbound, options.pythonCompat, cors, options.limits));
-  const response = await serve(payload, inbound, decided.sessionId, options, cors, context);
+    return httpAnswer(answerMalformed(inbound, options.pythonCompat, options.limits));
+  const response = await serve(payload, inbound, decided.sessionId, options, context);
   return { body: response, status: response.statusCode, methods: methodNamesIn(payload), era: "legacy" };
-}
-
-function parseBody(text: string): Body {
-  try {
-    return { json: JSON.parse(text) };
-  } catch (error) {
-    return { notJson: error };
-  }
 }
 
 type Modern = Extract<Classification, { era: "modern" }>;
@@ -109,14 +103,12 @@ type Legacy = Extract<Classification, { era: "legacy" }>;
 async function serveModern(
   inbound: Modern,
   options: McpRouteOptions,
-  cors: Record<string, string>,
   context: RequestContext,
 ): Promise<Omit<Answer<HttpResponse>, "methods">> {
-  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, false, cors, options.limits));
-  if (inbound.kind === "notification")
-    return { ...httpAnswer(emptyResponse(202, cors)), outcome: "accepted" };
+  if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, false, options.limits));
+  if (inbound.kind === "notification") return { ...httpAnswer(emptyResponse(202, {})), outcome: "accepted" };
   const outcome = await answerModern(inbound.request, options.modern, context);
-  const response = toHttpResponse(outcome, false, cors, options.limits);
+  const response = toHttpResponse(outcome, false, {}, options.limits);
   return {
     body: response,
     status: response.statusCode,
@@ -130,22 +122,17 @@ async function serveModern(
  * The error `classify` found, as this route answers it: a body that is not JSON in the Python Lambda's
  * form under PYTHON_COMPAT (legacy only); a 2026-07-28 message's error cut to fit like any reply.
  */
-function answerMalformed(
-  inbound: Malformed,
-  pythonCompat: boolean,
-  cors: Record<string, string>,
-  limits: HttpLimits,
-): HttpResponse {
+function answerMalformed(inbound: Malformed, pythonCompat: boolean, limits: HttpLimits): HttpResponse {
   if (inbound.notJson && pythonCompat)
-    return jsonResponse(400, { error: "Invalid JSON in request body" }, cors);
-  if (inbound.era === "legacy" || inbound.notJson) return jsonResponse(inbound.status, inbound.reply, cors);
+    return jsonResponse(400, { error: "Invalid JSON in request body" }, {});
+  if (inbound.era === "legacy" || inbound.notJson) return jsonResponse(inbound.status, inbound.reply, {});
   const refused: Outcome = {
     kind: "single",
     reply: { message: inbound.reply },
     status: inbound.status,
     invalid: false,
   };
-  return toHttpResponse(refused, false, cors, limits);
+  return toHttpResponse(refused, false, {}, limits);
 }
 
 async function serve(
@@ -153,82 +140,85 @@ async function serve(
   inbound: Legacy,
   sessionId: string | undefined,
   options: McpRouteOptions,
-  cors: Record<string, string>,
   context: RequestContext,
 ): Promise<HttpResponse> {
   const sessions = options.sessions;
   const initialize = inbound.kind === "initialize" ? inbound.request : undefined;
   if (sessions && sessionId !== undefined) {
-    if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
+    if (!isWellFormedSessionId(sessionId)) return badSessionId();
     if (initialize) {
       return jsonRpcErrorResponse(
         400,
         ErrorCode.InvalidRequest,
         "Bad Request: initialize must not carry an Mcp-Session-Id",
-        cors,
+        {},
       );
     }
-    return whileStoreAnswers(cors, async () => {
+    return whileStoreAnswers(async () => {
       const session = await sessions.resume(sessionId, context);
-      if (!session) return sessionNotFound(cors);
+      if (!session) return sessionNotFound();
       if (options.resumption) await noteCancellations(payload, sessionId, options.resumption);
       const outcome = await dispatch(payload, { context, bridge: async () => session.bridge });
       await sessions.persist(session, context);
-      const headers = { ...cors, [SESSION_HEADER]: sessionId };
+      const headers = { [SESSION_HEADER]: sessionId };
       return toHttpResponse(outcome, options.pythonCompat, headers, options.limits);
     });
   }
   if (sessions && initialize) {
-    return whileStoreAnswers(
-      cors,
-      async () => {
-        const started = await sessions.initialize(completeInitialize(initialize), context);
-        const headers = started.sessionId ? { ...cors, [SESSION_HEADER]: started.sessionId } : cors;
-        return toHttpResponse(single(started.reply), options.pythonCompat, headers, options.limits);
-      },
-      initialize.id,
-    );
+    return whileStoreAnswers(async () => {
+      const started = await sessions.initialize(completeInitialize(initialize), context);
+      const headers: Record<string, string> = started.sessionId
+        ? { [SESSION_HEADER]: started.sessionId }
+        : {};
+      return toHttpResponse(single(started.reply), options.pythonCompat, headers, options.limits);
+    }, initialize.id);
   }
   if (sessions && options.sessionsRequired) {
-    return sessionIdRequired(cors);
+    return sessionIdRequired();
   }
   const outcome = await dispatchStateless(payload, { context, ...options });
-  return toHttpResponse(outcome, options.pythonCompat, cors, options.limits);
+  return toHttpResponse(outcome, options.pythonCompat, {}, options.limits);
 }
 
 async function endSession(
-  { cors, sessionId }: Decided,
+  { sessionId }: Decided,
   sessions: SessionManager,
   context: RequestContext,
 ): Promise<HttpResponse> {
-  if (sessionId === undefined) return sessionIdRequired(cors);
-  if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
-  return whileStoreAnswers(cors, async () =>
-    (await sessions.delete(sessionId, context)) ? emptyResponse(204, cors) : sessionNotFound(cors),
+  if (sessionId === undefined) return sessionIdRequired();
+  if (!isWellFormedSessionId(sessionId)) return badSessionId();
+  return whileStoreAnswers(async () =>
+    (await sessions.delete(sessionId, context)) ? emptyResponse(204, {}) : sessionNotFound(),
   );
 }
 
 function toHttpResponse(
   outcome: Outcome,
   pythonCompat: boolean,
-  cors: Record<string, string>,
+  headers: Record<string, string>,
   limits: HttpLimits,
 ): HttpResponse {
-  const render = (fitting: Outcome) => renderOutcome(fitting, pythonCompat, cors);
+  const render = (fitting: Outcome) => renderOutcome(fitting, pythonCompat, headers);
   return withinLimit(outcome, render, limits.payloadBytes, limits.responseBytes);
 }
 
-function renderOutcome(outcome: Outcome, pythonCompat: boolean, cors: Record<string, string>): HttpResponse {
+function renderOutcome(
+  outcome: Outcome,
+  pythonCompat: boolean,
+  headers: Record<string, string>,
+): HttpResponse {
   switch (outcome.kind) {
     case "accepted":
-      return pythonCompat ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, cors) : emptyResponse(202, cors);
+      return pythonCompat
+        ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, headers)
+        : emptyResponse(202, headers);
     case "batch":
       return serializedJsonResponse(
         statusOf(outcome),
         `[${outcome.replies.map((reply) => replyJson(reply.message)).join(",")}]`,
-        cors,
+        headers,
       );
     case "single":
-      return serializedJsonResponse(statusOf(outcome), replyJson(outcome.reply.message), cors);
+      return serializedJsonResponse(statusOf(outcome), replyJson(outcome.reply.message), headers);
   }
 }

@@ -46,7 +46,7 @@ export async function resumeStream(
   request: HttpRequest,
   sessions: SessionManager,
   store: StreamEventStore,
-  { cors, sessionId }: Decided,
+  { sessionId }: Decided,
   context: RequestContext,
 ): Promise<HttpResponse | undefined> {
   const lastEventId = request.headers["last-event-id"];
@@ -56,13 +56,13 @@ export async function resumeStream(
       406,
       ErrorCode.InvalidRequest,
       "Not Acceptable: a resumed stream is text/event-stream; send Accept: text/event-stream",
-      cors,
+      {},
     );
   }
-  if (sessionId === undefined) return sessionIdRequired(cors);
-  if (!isWellFormedSessionId(sessionId)) return badSessionId(cors);
-  return whileStoreAnswers(cors, async () => {
-    if (!(await sessions.isOpen(sessionId, context))) return sessionNotFound(cors);
+  if (sessionId === undefined) return sessionIdRequired();
+  if (!isWellFormedSessionId(sessionId)) return badSessionId();
+  return whileStoreAnswers(async () => {
+    if (!(await sessions.isOpen(sessionId, context))) return sessionNotFound();
     const at = parseEventId(lastEventId);
     const [last] = at === undefined ? [] : await store.from(at.streamId, at.seq, 1);
     if (at === undefined || last === undefined || last.sessionId !== sessionId) {
@@ -70,12 +70,12 @@ export async function resumeStream(
         400,
         ErrorCode.InvalidRequest,
         "Bad Request: Last-Event-ID names no event of this session's streams (unknown, expired, or not this session's): send the request again",
-        cors,
+        {},
       );
     }
     return {
       statusCode: 200,
-      headers: { ...cors, [SESSION_HEADER]: sessionId, ...SSE_HEADERS },
+      headers: { [SESSION_HEADER]: sessionId, ...SSE_HEADERS },
       body: "",
       events: last.final ? noEvents() : follow(store, last, context.deadlineAt),
     };

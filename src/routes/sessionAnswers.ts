@@ -9,30 +9,30 @@ import {
 import { SessionDataError, SessionStoreError } from "../sessions/store.js";
 
 // The answers of the session rules, shared by the routes that take a session (routes/mcp.ts,
-// routes/resume.ts).
+// routes/resume.ts). Their CORS headers are added by the edge (src/http/middleware/cors.ts).
 
 export { SESSION_HEADER } from "../http/middleware/sessionHeader.js";
 
-export function badSessionId(cors: Record<string, string>): HttpResponse {
+export function badSessionId(): HttpResponse {
   return jsonRpcErrorResponse(
     400,
     ErrorCode.InvalidRequest,
     "Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters",
-    cors,
+    {},
   );
 }
 
-export function sessionIdRequired(cors: Record<string, string>): HttpResponse {
+export function sessionIdRequired(): HttpResponse {
   return jsonRpcErrorResponse(
     400,
     ErrorCode.InvalidRequest,
     "Bad Request: Mcp-Session-Id header is required",
-    cors,
+    {},
   );
 }
 
-export function sessionNotFound(cors: Record<string, string>): HttpResponse {
-  return jsonRpcErrorResponse(404, SESSION_NOT_FOUND, "Session not found", cors);
+export function sessionNotFound(): HttpResponse {
+  return jsonRpcErrorResponse(404, SESSION_NOT_FOUND, "Session not found", {});
 }
 
 /**
@@ -41,7 +41,6 @@ export function sessionNotFound(cors: Record<string, string>): HttpResponse {
  * wrong and the limit, answered to `requestId`.
  */
 export async function whileStoreAnswers(
-  cors: Record<string, string>,
   serveWithStore: () => Promise<HttpResponse>,
   requestId: RequestId | null = null,
 ): Promise<HttpResponse> {
@@ -49,11 +48,10 @@ export async function whileStoreAnswers(
     return await serveWithStore();
   } catch (error) {
     if (error instanceof SessionDataError) {
-      return jsonResponse(400, errorReply(requestId, ErrorCode.InvalidParams, error.message), cors);
+      return jsonResponse(400, errorReply(requestId, ErrorCode.InvalidParams, error.message), {});
     }
     if (!(error instanceof SessionStoreError)) throw error;
     return jsonRpcErrorResponse(503, SERVER_ERROR, "Session store unavailable; retry shortly", {
-      ...cors,
       "Retry-After": "1",
     });
   }

@@ -12,7 +12,7 @@ export interface LambdaFunction {
 }
 
 /**
- * One entry of the function (`src/<entry>.ts`, exported `handler`), bundled as serverless.yml bundles it
+ * One entry of the function (`src/lambda/<entry>.ts`, exported `handler`), bundled as serverless.yml bundles it
  * (the entry and its chunks in the task root's src/) and run by AWS's Node runtime client on Node 24
  * against a local Runtime API, in `containers` runtime clients (each takes one invocation at a time,
  * as a Lambda container does), with `environment`.
@@ -32,10 +32,12 @@ export async function startLambdaFunction(
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await bundleAsShipped(root, join(dir, "task", "src"), { entryPoints: { [entry]: `src/${entry}.ts` } });
+    await bundleAsShipped(root, join(dir, "task", "src"), {
+      entryPoints: { [`lambda/${entry}`]: `src/lambda/${entry}.ts` },
+    });
     api = await startRuntimeApi();
     for (let i = 0; i < containers; i++) {
-      runtimes.push(startRuntimeClient(join(dir, "task"), `src/${entry}.handler`, api, environment));
+      runtimes.push(startRuntimeClient(join(dir, "task"), `src/lambda/${entry}.handler`, api, environment));
     }
     return { api, close };
   } catch (error) {

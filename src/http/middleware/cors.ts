@@ -8,7 +8,10 @@ import { isOriginAllowed } from "./origin.js";
 
 /**
  * Decides the CORS headers of every answer to the request, first, so that a refusal carries them too:
- * the caller's origin when allowed (`*` when none was sent), nothing but `Vary` when refused.
+ * the caller's origin when allowed (`*` when none was sent), nothing but `Vary` when refused. The
+ * route's answer gets them in `after` (a refusal has them already: Middy runs no `after` for it). No
+ * `onError`: a route that throws has no answer to carry them, and the entry's last resort
+ * (src/lambda/lastResort.ts) answers with CORS headers of its own.
  */
 export function corsDecision(allowedOrigins: readonly string[]): EdgeMiddleware {
   return {
@@ -17,6 +20,12 @@ export function corsDecision(allowedOrigins: readonly string[]): EdgeMiddleware 
       const origin = event.request.headers.origin;
       const allowed = origin === undefined || isOriginAllowed(origin, allowedOrigins);
       event.decided.cors = corsHeaders(origin, allowed);
+    },
+    after: (request) => {
+      const answer = request.response;
+      if (answer === undefined || answer === null) return;
+      const headers = { ...request.event.decided.cors, ...answer.body.headers };
+      request.response = { ...answer, body: { ...answer.body, headers } };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from "@middy/core";
+import type { Body } from "../../protocol/classify.js";
 import type { HttpRequest } from "../event.js";
 import { type HttpResponse, jsonRpcErrorResponse } from "../responses.js";
 
@@ -13,6 +14,8 @@ export interface Decided {
   sessionId: string | undefined;
   /** The caller's tenant from its token (TENANT_CLAIM), when the deployment maps tenants (tenant.ts). */
   tenant: string | undefined;
+  /** A POST's body, parsed once when the rules let it by (jsonBody.ts); undefined for other methods. */
+  body: Body | undefined;
 }
 
 /** The event the edge chain runs on: the request, and what the chain decided of it so far. */
@@ -41,7 +44,7 @@ export interface Refusal {
 
 /** The event of a request the chain has not seen yet: nothing decided. */
 export function edgeEvent(request: HttpRequest): EdgeEvent {
-  return { request, decided: { cors: {}, sessionId: undefined, tenant: undefined } };
+  return { request, decided: { cors: {}, sessionId: undefined, tenant: undefined, body: undefined } };
 }
 
 /** An answer the edge gives itself, as the route gives an answer that served no JSON-RPC. */

@@ -2,6 +2,7 @@ import { bodyLimitRule } from "./bodyLimit.js";
 import { contentHeadersRule } from "./contentHeaders.js";
 import { corsDecision, corsPreflight } from "./cors.js";
 import type { EdgeMiddleware } from "./edge.js";
+import { jsonBody } from "./jsonBody.js";
 import { originRule } from "./origin.js";
 import { scopeRule } from "./scopes.js";
 import { sessionHeader } from "./sessionHeader.js";
@@ -29,7 +30,7 @@ export interface EdgeSettings {
  * buffered and the streamed entries (app.ts). The decisions come first (CORS headers, so every
  * refusal carries them; the session header); then the refusals: the token's scopes, as API Gateway's
  * authorizer checks them before anything reaches us; its tenant; the body's size; the origin (and
- * host); then a preflight is answered; then a POST's content headers. The first refusal answers.
+ * host); then a preflight is answered; then a POST's content headers. The first refusal answers; a POST that passed has its body parsed.
  */
 export function edgeMiddlewares(settings: EdgeSettings): EdgeMiddleware[] {
   return [
@@ -41,5 +42,6 @@ export function edgeMiddlewares(settings: EdgeSettings): EdgeMiddleware[] {
     originRule(settings),
     corsPreflight,
     contentHeadersRule,
+    jsonBody,
   ];
 }

@@ -46,6 +46,7 @@ describe("the edge chain (src/http/middleware/index.ts)", () => {
       cors: expect.objectContaining({ "Access-Control-Allow-Origin": "*" }),
       sessionId: "s-1",
       tenant: "team-a",
+      body: { json: {} },
     });
   });
 });

@@ -1,7 +1,10 @@
+import middy from "@middy/core";
 import { describe, expect, it } from "vitest";
 import { corsDecision, corsPreflight } from "../../../src/http/middleware/cors.js";
-import { CORS_PREFLIGHT_HEADERS } from "../../../src/http/responses.js";
+import { edgeEvent } from "../../../src/http/middleware/index.js";
+import { CORS_PREFLIGHT_HEADERS, emptyResponse } from "../../../src/http/responses.js";
 import { edgeRequest, passedWith, refusedBy, throughEdge } from "../../support/edgeChain.js";
+import { lambdaContext } from "../../support/events.js";
 
 const chain = [corsDecision(["https://app.example"]), corsPreflight];
 
@@ -38,5 +41,27 @@ describe("the CORS middlewares", () => {
       Vary: "Origin",
       ...CORS_PREFLIGHT_HEADERS,
     });
+  });
+});
+
+describe("the CORS decision's after", () => {
+  it("adds the decided CORS headers to the route's answer, before the route's own headers", async () => {
+    const route = async () => ({
+      body: emptyResponse(405, { Allow: "POST, OPTIONS" }),
+      status: 405,
+      methods: [],
+    });
+    const request = edgeRequest({ headers: { origin: "https://app.example" } });
+    const answer = await middy(route, { timeoutEarlyInMillis: 0 }).use(chain)(
+      edgeEvent(request),
+      lambdaContext(),
+    );
+    expect(answer.body.headers).toEqual({
+      "Access-Control-Allow-Origin": "https://app.example",
+      "Access-Control-Expose-Headers": expect.stringContaining("Mcp-Session-Id"),
+      Vary: "Origin",
+      Allow: "POST, OPTIONS",
+    });
+    expect(Object.keys(answer.body.headers).at(-1)).toBe("Allow");
   });
 });
