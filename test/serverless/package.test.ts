@@ -435,19 +435,19 @@ describe("serverless package (default: AWS_IAM on /mcp)", () => {
         `src/lambda/handler.mjs ${((bundle?.length ?? 0) / 1024).toFixed(1)} KiB unzipped`,
     );
     // ES modules, and the SDK's Ajv provider apart (read only if a validator is ever asked for).
-    const AJV_PROVIDER = "src/sdk-ajv-provider.cjs";
+    const AJV_PROVIDER = "src/lambda/sdk-ajv-provider.cjs";
     expect(entries.has(AJV_PROVIDER)).toBe(true);
     // The chart renderer's worker, beside the chunk that starts it, and its files beside it
     // (scripts/esbuild-plugins.cjs, chartWorkerBeside and chartAssetsBeside).
-    const CHART_WORKER = "src/chart-worker.mjs";
-    const CHART_FILES = ["src/resvg.wasm", "src/DejaVuSans.ttf"];
+    const CHART_WORKER = "src/lambda/chart-worker.mjs";
+    const CHART_FILES = ["src/lambda/resvg.wasm", "src/lambda/DejaVuSans.ttf"];
     for (const file of [CHART_WORKER, ...CHART_FILES]) expect(entries.has(file), file).toBe(true);
     expect(
       [...entries.keys()].every(
         (name) =>
           name === AJV_PROVIDER ||
           CHART_FILES.includes(name) ||
-          (name.startsWith("src/") && name.endsWith(".mjs")),
+          (name.startsWith("src/lambda/") && name.endsWith(".mjs")),
       ),
     ).toBe(true);
     // The renderer (ECharts, resvg's glue) is in the worker's file alone: no chunk of the handler holds it.
@@ -1203,7 +1203,7 @@ describe("serverless package --param=frontDoor=streaming", () => {
 
     const entries = readZip(await readFile(join(dir, "mcp.zip")));
     expect(entries.has("src/lambda/streamHandler.mjs")).toBe(true);
-    expect(entries.has("src/sdk-ajv-provider.cjs")).toBe(true);
+    expect(entries.has("src/lambda/sdk-ajv-provider.cjs")).toBe(true);
     expect(entries.has("src/lambda/handler.mjs")).toBe(false);
     if (!cfnLintAvailable()) context.skip("cfn-lint is not installed here (CI installs it and runs this)");
     const lint = await cfnLint(dir);
