@@ -31,8 +31,14 @@ export function bucketed(
 ): Buckets | undefined {
   if (!(range.step > 0) || !(range.end >= range.start)) return undefined;
   const steps = Math.floor((range.end - range.start) / range.step) + 1;
-  const width = Math.ceil(steps / MAX_BUCKETS) * range.step;
-  const total = Math.ceil(steps / (width / range.step));
+  const perBucket = Math.ceil(steps / MAX_BUCKETS);
+  const width = perBucket * range.step;
+  const spanned = Math.ceil(steps / perBucket);
+  // A last bucket of less than half the others is left out: its mean, of a few samples, is far noisier
+  // than σ (one sample of 36: 6σ), and a change fitted in front of it would be that noise. Not joined
+  // to the one before: a wider bucket averages a daily cycle otherwise than the others, a false change.
+  const tail = steps - (spanned - 1) * perBucket;
+  const total = spanned > 1 && 2 * tail < perBucket ? spanned - 1 : spanned;
   const sums = new Float64Array(total);
   const timeSums = new Float64Array(total);
   const counts = new Uint32Array(total);

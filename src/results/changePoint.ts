@@ -4,7 +4,8 @@
  *
  * Method (no library; deterministic):
  * 1. The points are averaged onto at most MAX_BUCKETS equal time buckets of the asked range (a whole
- *    number of steps each). NaN and ±Inf samples are ignored; a bucket without a finite sample is a gap.
+ *    number of steps each; a last bucket of less than half that is left out, its mean of a few samples
+ *    being far noisier than σ). NaN and ±Inf samples are ignored; a bucket without a finite sample is a gap.
  * 2. The noise σ is estimated from the buckets themselves: 1.4826 × the median absolute deviation of
  *    the first differences, ÷ √2. A step or a ramp moves few differences, so it barely moves σ.
  * 3. No change is a **straight line** over the window (a + b·t, least squares): a window that only
@@ -160,7 +161,7 @@ function changeFrom({ fit: found, buckets, sigma }: Detected, samples: Samples, 
   const { line, bent } = modelOf(fit, range, buckets.width);
   // The fitted levels just before and just after the change; a ramp's, which joins its line, at the end.
   const before = line(at);
-  const end = range.start + (buckets.x[buckets.n - 1] as number) * buckets.width;
+  const end = lastTime(samples, range);
   const after = fit.kind === "ramp" ? bent(end, at) : before + fit.change;
   // A ramp's size: how far it moved since it began, and no further than it left the line it was on
   // (the line's slope is guessed from the buckets before the change: extrapolated, it exaggerates).
@@ -178,6 +179,16 @@ function changeFrom({ fit: found, buckets, sigma }: Detected, samples: Samples, 
   if (fit.kind === "ramp" && !straightEnough(buckets, fit)) return undefined;
   const score = size / scale;
   return ended === undefined ? { at, before, after, score } : { at, before, after, endedAt: ended, score };
+}
+
+/** The last finite sample's time within the range: a ramp's end, past a short last bucket left out. */
+function lastTime({ times, values, count }: Samples, range: QueryRange): number {
+  let last = range.start;
+  for (let index = 0; index < count; index++) {
+    const time = times[index] as number;
+    if (time > last && time <= range.end && Number.isFinite(values[index] as number)) last = time;
+  }
+  return last;
 }
 
 /**

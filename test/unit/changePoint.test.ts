@@ -95,6 +95,21 @@ describe("findChange", () => {
     ).toBeUndefined();
   });
 
+  it("reports none for white noise whose last sample alone would fill a bucket", () => {
+    // 7,129 points bucketed by 36: the last step falls alone in a bucket of its own, its noise 6 times a
+    // bucket's; a sample 2.5σ off, as one in 80 are, was that bucket's mean and read as a step.
+    const range: QueryRange = { start: START, end: START + 7128 * 30, step: 30 };
+    const points = series(range, () => 100, 0.01);
+    const last = points[points.length - 1] as [number, number];
+    last[1] = 100 + 2.5 * 0.01;
+    expect(findChange(points, range)).toBeUndefined();
+    // A step over the last four buckets' worth of samples (the least a level after it may span here,
+    // n / 50 buckets) and that lone one is still found.
+    const at = (points[points.length - 4 * 36 - 1] as [number, number])[0];
+    const stepped = series(range, (t) => (t >= at ? 100.025 : 100), 0.001);
+    expect(Math.abs((findChange(stepped, range)?.at ?? 0) - at)).toBeLessThanOrEqual(2 * range.step);
+  });
+
   it("reports none for a constant series, too few points, or no finite value", () => {
     expect(
       findChange(
