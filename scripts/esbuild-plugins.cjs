@@ -66,7 +66,7 @@ const toolSchemasAtBuild = {
   name: "tool-schemas-at-build",
   setup(build) {
     let table;
-    build.onLoad({ filter: /[\\/]src[\\/]toolSchemaCache\.ts$/ }, async (args) => {
+    build.onLoad({ filter: /[\\/]src[\\/]mcp[\\/]toolSchemaCache\.ts$/ }, async (args) => {
       if (args.path !== SCHEMA_CACHE) return undefined;
       table ??= jsonSchemaTable(build.esbuild);
       // A string parsed on first use: parsing JSON is cheaper than compiling the same object as code.

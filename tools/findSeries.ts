@@ -23,10 +23,11 @@ export const FindSeries = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    series: z.array(z.record(z.string(), z.string())).describe("Label sets (with __name__), sorted"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      series: z.array(z.record(z.string(), z.string())).describe("Label sets (with __name__), sorted"),
+    }),
   annotations: readOnly("Find series by selector"),
   run: (args, call) =>
     lookUp(

@@ -45,21 +45,22 @@ export const GetAlertHistory = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    start: z.string().describe("The range read, RFC 3339"),
-    end: z.string(),
-    resolution: z.string().describe("The step times are rounded up to, a Prometheus duration"),
-    alerts: z
-      .array(
-        z.looseObject({
-          labels: z.record(z.string(), z.string()),
-          summary: z.string(),
-          episodes: z.array(z.looseObject({})),
-        }),
-      )
-      .describe("Alerts: labels, summary, episodes (pending_from, firing_from, to), newest first"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      start: z.string().describe("The range read, RFC 3339"),
+      end: z.string(),
+      resolution: z.string().describe("The step times are rounded up to, a Prometheus duration"),
+      alerts: z
+        .array(
+          z.looseObject({
+            labels: z.record(z.string(), z.string()),
+            summary: z.string(),
+            episodes: z.array(z.looseObject({})),
+          }),
+        )
+        .describe("Alerts: labels, summary, episodes (pending_from, firing_from, to), newest first"),
+    }),
   annotations: readOnly("Show alerts' pending and firing history"),
   async run(args, call) {
     const selectors = await alertSelectors(args.match ?? undefined);

@@ -53,18 +53,19 @@ export const GetAvailableWorkspaces = defineTool({
     "and which ones this deployment may read (`allowed`). " +
     "Use it when no workspace is configured or you need a workspace_id for the query tools.",
   inputSchema: z.object({ region, profile }),
-  outputSchema: z.object({
-    workspaces: z.array(workspaceEntry),
-    count: z.number().describe("Number of workspaces listed"),
-    region: z.string(),
-    requires_user_selection: z.boolean(),
-    configured_workspace_id: z
-      .string()
-      .nullable()
-      .describe("The workspace (or, with BACKENDS, the default backend) a call without workspace_id uses"),
-    message: z.string(),
-    backends: z.array(backendEntry).optional().describe("With BACKENDS: the named servers, in their order"),
-  }),
+  outputSchema: () =>
+    z.object({
+      workspaces: z.array(workspaceEntry),
+      count: z.number().describe("Number of workspaces listed"),
+      region: z.string(),
+      requires_user_selection: z.boolean(),
+      configured_workspace_id: z
+        .string()
+        .nullable()
+        .describe("The workspace (or, with BACKENDS, the default backend) a call without workspace_id uses"),
+      message: z.string(),
+      backends: z.array(backendEntry).optional().describe("With BACKENDS: the named servers, in their order"),
+    }),
   backendsDescription:
     "List the backends this server queries (name, kind, auth, default, whether you may use them) and, where AMP is in play, the AMP workspaces of a region. " +
     "Use it to choose the workspace_id (a backend's name, or ws-…) for the query tools.",

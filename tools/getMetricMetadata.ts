@@ -33,14 +33,15 @@ export const GetMetricMetadata = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    metadata: z
-      .array(
-        z.object({ metric: z.string(), type: z.string(), help: z.string(), unit: z.string().optional() }),
-      )
-      .describe("One entry per metric and description, sorted by metric"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      metadata: z
+        .array(
+          z.object({ metric: z.string(), type: z.string(), help: z.string(), unit: z.string().optional() }),
+        )
+        .describe("One entry per metric and description, sorted by metric"),
+    }),
   annotations: readOnly("Show metric types and help"),
   async run(args, call) {
     const limit = args.limit ?? undefined;

@@ -41,20 +41,21 @@ export const ListAlerts = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    note: z
-      .string()
-      .optional()
-      .describe(
-        "Only when some firing alerts are silenced or inhibited, or Alertmanager or the stored alert history could not be read",
-      ),
-    alerts: z
-      .array(z.looseObject({ labels: z.record(z.string(), z.string()), state: z.string() }))
-      .describe(
-        "Alerts: labels, annotations, state, activeAt, value, onset; firing ones with alertmanager (active, silenced, inhibited or not received), silenced_by, inhibited_by",
-      ),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      note: z
+        .string()
+        .optional()
+        .describe(
+          "Only when some firing alerts are silenced or inhibited, or Alertmanager or the stored alert history could not be read",
+        ),
+      alerts: z
+        .array(z.looseObject({ labels: z.record(z.string(), z.string()), state: z.string() }))
+        .describe(
+          "Alerts: labels, annotations, state, activeAt, value, onset; firing ones with alertmanager (active, silenced, inhibited or not received), silenced_by, inhibited_by",
+        ),
+    }),
   annotations: readOnly("List firing and pending alerts"),
   async run(args, call) {
     const selectors = await alertSelectors(args.match ?? undefined);

@@ -29,11 +29,12 @@ export const ListLabelValues = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    label: z.string(),
-    values: z.array(z.string()).describe("The label's values, sorted by code point"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      label: z.string(),
+      values: z.array(z.string()).describe("The label's values, sorted by code point"),
+    }),
   annotations: readOnly("List a label's values"),
   run: (args, call) =>
     lookUp(

@@ -20,10 +20,11 @@ export const ListLabels = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    labels: z.array(z.string()).describe("Label names, sorted by code point"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      labels: z.array(z.string()).describe("Label names, sorted by code point"),
+    }),
   annotations: readOnly("List label names"),
   run: (args, call) =>
     lookUp(

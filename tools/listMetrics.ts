@@ -18,10 +18,11 @@ export const ListMetrics = defineTool({
     limit: namesLimit,
     match: optionalMatch,
   }),
-  outputSchema: z.object({
-    metrics: z.array(z.string()).describe("Metric names, sorted by code point"),
-    truncated: truncation,
-  }),
+  outputSchema: () =>
+    z.object({
+      metrics: z.array(z.string()).describe("Metric names, sorted by code point"),
+      truncated: truncation,
+    }),
   annotations: readOnly("List metric names"),
   run: (args, call) => lookUp(args, call, "/label/__name__/values", metricNamesSpec, "metric name list"),
 });

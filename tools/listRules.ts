@@ -56,13 +56,14 @@ export const ListRules = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    note: z.string().optional().describe("Why has_series is left out, when it is"),
-    rules: z
-      .array(z.looseObject({ group: z.string(), name: z.string(), type: z.string(), query: z.string() }))
-      .describe("Rules sorted by group, then name"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      note: z.string().optional().describe("Why has_series is left out, when it is"),
+      rules: z
+        .array(z.looseObject({ group: z.string(), name: z.string(), type: z.string(), query: z.string() }))
+        .describe("Rules sorted by group, then name"),
+    }),
   annotations: readOnly("List alerting and recording rules"),
   async run(args, call) {
     const filter: RuleFilter = {

@@ -28,12 +28,13 @@ export const ListSilences = defineTool({
     region,
     profile,
   }),
-  outputSchema: z.object({
-    truncated: truncation,
-    silences: z
-      .array(z.looseObject({ id: z.string(), matchers: z.array(z.string()), state: z.string() }))
-      .describe("Silences: active first, then pending, then expired"),
-  }),
+  outputSchema: () =>
+    z.object({
+      truncated: truncation,
+      silences: z
+        .array(z.looseObject({ id: z.string(), matchers: z.array(z.string()), state: z.string() }))
+        .describe("Silences: active first, then pending, then expired"),
+    }),
   annotations: readOnly("List Alertmanager silences"),
   async run(args, call) {
     const profileName = usableProfile(args.profile, call);

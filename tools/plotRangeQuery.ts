@@ -11,12 +11,14 @@ import { defineTool, Picture } from "./types.js";
  * What PlotRangeQuery's text (and structured content) says: of a chart, `chart` (what is drawn) and
  * `series_stats` (each line's statistics); of a query that matched nothing, ExecuteRangeQuery's answer.
  */
-const chartFactsSchema = z.looseObject({
-  chart: z.looseObject({}).optional(),
-  series_stats: z.looseObject({}).optional(),
-  resultType: z.string().optional(),
-  result: z.array(z.looseObject({})).optional(),
-});
+function chartFactsSchema() {
+  return z.looseObject({
+    chart: z.looseObject({}).optional(),
+    series_stats: z.looseObject({}).optional(),
+    resultType: z.string().optional(),
+    result: z.array(z.looseObject({})).optional(),
+  });
+}
 
 export const PlotRangeQuery = defineTool({
   name: "PlotRangeQuery",

@@ -17,15 +17,18 @@ export const queryData = z.looseObject({
     .describe("Series (matrix/vector) or [time, value] (scalar/string)"),
 });
 
-export const queryResult = queryData.extend({
-  truncated: truncation,
-  series_stats: z
-    .looseObject({})
-    .optional()
-    .describe(
-      "With 2+ series: every series' statistics and change (common_labels, label_lookup, columns, same, rows)",
-    ),
-});
+/** ExecuteQuery's and ExecuteRangeQuery's output schema, made when a tool first reads it (tools/types.ts defineTool). */
+export function queryResult() {
+  return queryData.extend({
+    truncated: truncation,
+    series_stats: z
+      .looseObject({})
+      .optional()
+      .describe(
+        "With 2+ series: every series' statistics and change (common_labels, label_lookup, columns, same, rows)",
+      ),
+  });
+}
 
 /**
  * Checks an upstream payload against a result schema and returns it as received (not a re-built copy).

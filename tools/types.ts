@@ -87,6 +87,30 @@ export class Picture {
 
 export { ToolError } from "../src/errors.js";
 
-export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(tool: Tool<In, Out>): Tool {
+/** A tool as its file declares it: the output schema, or a function making it on its first read. */
+export type ToolDeclaration<In extends z.ZodObject, Out extends z.ZodObject> = Omit<
+  Tool<In, Out>,
+  "outputSchema"
+> & {
+  outputSchema: Out | (() => Out);
+};
+
+/**
+ * The tool, its output schema built on first read rather than at import: the shipped bundles present
+ * the JSON Schema made at build (src/mcp/toolSchemaCache.ts) and validate no result against the zod one,
+ * so a cold start need not build it (bench case sdkFloor).
+ */
+export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
+  declared: ToolDeclaration<In, Out>,
+): Tool {
+  const { outputSchema: makeOutput, ...rest } = declared;
+  let made: Out | undefined;
+  const tool = Object.defineProperty(rest, "outputSchema", {
+    enumerable: true,
+    get: () => {
+      made ??= typeof makeOutput === "function" ? makeOutput() : makeOutput;
+      return made;
+    },
+  });
   return tool as unknown as Tool;
 }
