@@ -109,7 +109,8 @@ describe("estimateTokens: safe on the texts this server emits", () => {
       );
     }
     expect(ratios.size).toBe(TEXT_KINDS.length * 2 - 1);
-  });
+    // Both real tokenizers over the whole corpus: seconds alone, past the suite's 30 s on a busy CI machine.
+  }, 180_000);
 });
 
 describe("estimateTokens: the estimate of a whole is at most the sum of its pieces'", () => {
