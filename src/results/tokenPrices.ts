@@ -222,7 +222,8 @@ const UNKNOWN_WORD_LETTER = 26;
  */
 function priceLetters(prices: PriceTables): void {
   const LETTER_PRICES: Record<number, Record<number, readonly Prices[]>> = {
-    // Claude's are the safety floor for words it has never seen (UNKNOWN_WORD_LETTER).
+    // Claude's are the safety floor for words it has never seen (UNKNOWN_WORD_LETTER), the 2nd of a
+    // word's leading consonants too (`w|ro`, `m|bi`: made-up onsets are not `str`).
     [IN_WORD]: {
       [VOWEL_AFTER_CONSONANT]: [[UNKNOWN_WORD_LETTER, 4]],
       [CONSONANT_AFTER_VOWEL]: [[UNKNOWN_WORD_LETTER, 1]],
@@ -234,7 +235,7 @@ function priceLetters(prices: PriceTables): void {
         [UNKNOWN_WORD_LETTER, 22],
       ],
       [LEADING_CONSONANTS]: [
-        [6, 14],
+        [UNKNOWN_WORD_LETTER, 14],
         [43, 36],
         [42, 42],
         [40, 40],
@@ -283,7 +284,9 @@ function priceLetters(prices: PriceTables): void {
   }
   price(prices, CAMEL, [74, 63]); // o200k always splits there, Claude mostly
   price(prices, UPPER_RUN, [6, 0]);
-  price(prices, AFTER_UPPER, [4, 3]);
+  // Claude's: the floor of a letter inside a word, as for the other letters of names and values: a made-up
+  // capitalised word often keeps its capital alone (`B|ue|cud`, `F|oe|zozi`), where `Mem`, `Inf` are one token.
+  price(prices, AFTER_UPPER, [UNKNOWN_WORD_LETTER, 3]);
 }
 
 /**
