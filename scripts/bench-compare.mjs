@@ -21,8 +21,10 @@ if (process.env.BENCH_COMPARE_CHILD !== undefined) {
   const work = join(root, "node_modules", ".cache", "bench-compare");
   rmSync(work, { recursive: true, force: true });
   mkdirSync(join(work, "base"), { recursive: true });
-  // The revision's sources beside the working tree's node_modules, so both resolve the same packages.
-  const archive = execFileSync("git", ["archive", "--format=tar", revision, "src", "tools", "package.json"], {
+  // The revision's sources beside the working tree's node_modules, so both resolve the same packages;
+  // its scripts and view too, which src/ imports to build the chart worker and the view's page.
+  const paths = ["src", "tools", "scripts", "view", "package.json"];
+  const archive = execFileSync("git", ["archive", "--format=tar", revision, ...paths], {
     cwd: root,
     maxBuffer: 64 * 2 ** 20,
   });
