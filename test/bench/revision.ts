@@ -36,8 +36,9 @@ export async function appOfRevision(
     execFileSync("tar", ["-x", "-C", work], { input: archive });
     writeFileSync(
       join(work, "entry.ts"),
-      // src/config.ts became the folder src/config/ (issue 39): a revision has one or the other.
-      `export { createHandler } from "./src/lambda/app.js";\nexport { loadConfig } from "./src/${existsSync(join(work, "src/config/index.ts")) ? "config/index" : "config"}.js";\n`,
+      // Issue 39 moved src/app.ts into src/lambda/ and made src/config.ts the folder src/config/: a
+      // revision has one or the other.
+      `export { createHandler } from "./src/${existsSync(join(work, "src/lambda/app.ts")) ? "lambda/app" : "app"}.js";\nexport { loadConfig } from "./src/${existsSync(join(work, "src/config/index.ts")) ? "config/index" : "config"}.js";\n`,
     );
     const outfile = await bundleForNode(join(work, "entry.ts"), join(work, "app.mjs"), {
       nodePaths: [join(root, "node_modules")],
