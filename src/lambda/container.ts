@@ -6,7 +6,7 @@ import { type Invocation, type StartedRequest, startRequest } from "../context.j
 import { requestTimeoutMs } from "../deadline.js";
 import type { DirectInvocation, HttpRequest } from "../http/event.js";
 import { Bridge } from "../mcp/bridge/bridge.js";
-import type { McpServer } from "../mcp/sdk.js";
+import type { Server } from "../mcp/sdk.js";
 import {
   type McpServerFactory,
   mcpServerFactory,
@@ -39,7 +39,7 @@ export interface Dependencies {
   /** Where sessions live (default: as SESSION_STORE and SESSION_TABLE say). */
   sessionStore?: SessionStore;
   /** Sees every MCP server the handler builds (tests inspect them). */
-  onServerCreated?: (server: McpServer) => void;
+  onServerCreated?: (server: Server) => void;
   /** The tracing used whatever TRACING says (default: X-Ray through Powertools Tracer when TRACING=on). */
   tracing?: Tracing;
   /** Configuration mistakes to log once, at cold start (configWarnings of the function's environment). */

@@ -2,7 +2,7 @@
  * What src/ outside this folder takes from the MCP SDK (v1): every other module imports the SDK through
  * here, so a move to the SDK's v2 packages changes src/mcp/ alone (docs/architecture.md, "Moving to MCP SDK v2").
  */
-export type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+export type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 export { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 export type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 export type {

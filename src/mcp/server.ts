@@ -1,7 +1,7 @@
 // The MCP server of a bridge: tools/list, tools/call (toolCall.ts) and the view's resources, each handler
 // behind a guard that logs a fault; its options come from serverOptions.ts.
 
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -32,8 +32,13 @@ export const SERVER_VERSION: string = packageJson.version;
 /** What this server offers, in every protocol revision: tools, whose list changes only with a deploy. */
 export const TOOLS_CAPABILITY = { tools: { listChanged: false } };
 
-/** Builds one MCP server for a bridge; everything that can be shared between servers is built once, here. */
-export type McpServerFactory = (forwarded: ForwardedRequests) => McpServer;
+/**
+ * Builds one MCP server for a bridge; everything that can be shared between servers is built once, here.
+ * The SDK's low-level Server: every handler here is registered on it directly, and McpServer's own
+ * registries (tools, prompts, resources from zod schemas) would only add what it imports at a cold
+ * start (zod v3, zod-to-json-schema; bench case sdk-floor).
+ */
+export type McpServerFactory = (forwarded: ForwardedRequests) => Server;
 
 export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   const validator = lazyAjvValidator();
@@ -55,26 +60,25 @@ export function mcpServerFactory(options: ServerOptions): McpServerFactory {
   };
 
   return (forwarded) => {
-    const mcp = new McpServer(
+    const server = new Server(
       { name: SERVER_NAME, version: SERVER_VERSION },
       { capabilities: { logging: {} }, instructions: options.instructions, jsonSchemaValidator: validator },
     );
     const guarded = guardFor(options, forwarded);
-    // Declared here rather than in the options, where McpServer would install handlers of its own.
-    mcp.server.registerCapabilities(TOOLS_CAPABILITY);
+    server.registerCapabilities(TOOLS_CAPABILITY);
     const checked = forwarded.paramsChecked ? routedBy : <S>(schema: S) => schema;
-    mcp.server.setRequestHandler(
+    server.setRequestHandler(
       checked(ListToolsRequestSchema),
       guarded("tools/list", () => listTools()),
     );
-    mcp.server.setRequestHandler(
+    server.setRequestHandler(
       checked(CallToolRequestSchema),
       guarded("tools/call", (request: z.output<typeof CallToolRequestSchema>, extra) =>
         answerToolCall(request, extra, toolsByName, forwarded, options),
       ),
     );
-    if (options.views) serveViews(mcp, guarded);
-    return mcp;
+    if (options.views) serveViews(server, guarded);
+    return server;
   };
 }
 
@@ -94,17 +98,17 @@ function routedBy<S extends { shape: { method: z.ZodLiteral<string> } }>(schema:
  * with the URI in `data`, as protocol revision 2026-07-28 has it; the 2025 revisions name no code).
  * No templates, but asking for them is no error.
  */
-function serveViews(mcp: McpServer, guarded: ReturnType<typeof guardFor>): void {
-  mcp.server.registerCapabilities(VIEWS_CAPABILITY);
-  mcp.server.setRequestHandler(
+function serveViews(server: Server, guarded: ReturnType<typeof guardFor>): void {
+  server.registerCapabilities(VIEWS_CAPABILITY);
+  server.setRequestHandler(
     ListResourcesRequestSchema,
     guarded("resources/list", () => ({ resources: [RANGE_VIEW_RESOURCE] })),
   );
-  mcp.server.setRequestHandler(
+  server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
     guarded("resources/templates/list", () => ({ resourceTemplates: [] })),
   );
-  mcp.server.setRequestHandler(
+  server.setRequestHandler(
     ReadResourceRequestSchema,
     guarded("resources/read", (request: z.output<typeof ReadResourceRequestSchema>) => {
       const { uri } = request.params;

@@ -65,7 +65,7 @@ export async function serveStdio(env: Record<string, string | undefined> = proce
     logger.setCorrelationId(undefined);
     logger.warn(message, attributes);
   });
-  server.server.onerror = (error) =>
+  server.onerror = (error) =>
     badInput.log("stdio protocol error", { error: boundedText(error.message, STDIO_ERROR_CHARS) });
   const transport = new StdioLineTransport({
     onBadLine: (bad) => badInput.log("stdin line answered with an error", { ...bad }),

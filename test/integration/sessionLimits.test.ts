@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FileSessionStore } from "../../src/sessions/fileStore.js";
 import { MemorySessionStore } from "../../src/sessions/memoryStore.js";
@@ -128,7 +128,7 @@ describe("through the handler", () => {
 
   it("a logging/setLevel whose write fails is 503 and not kept; the next request is served as the record says", async () => {
     const store = new FailingStore();
-    const servers: McpServer[] = [];
+    const servers: Server[] = [];
     const handler = makeHandler(BASE_ENV, { sessionStore: store, onServerCreated: (s) => servers.push(s) });
     const id = header(await post(handler, initialize), "Mcp-Session-Id") as string;
 

@@ -93,7 +93,7 @@ describe("sessions in DynamoDB (dynalite) across containers", () => {
     expect(JSON.parse(info.body).result.structuredContent.prometheus_url).toBe("http://127.0.0.1:1");
     expect(second.servers).toHaveLength(1);
     const rebuilt = second.servers[0];
-    expect(rebuilt?.server.getClientVersion()).toStrictEqual({ name: "continuity", version: "2" });
+    expect(rebuilt?.getClientVersion()).toStrictEqual({ name: "continuity", version: "2" });
     expect(await ignores(rebuilt, "warning")).toBe(true);
     expect(await ignores(rebuilt, "error")).toBe(false);
 

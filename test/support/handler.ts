@@ -1,4 +1,4 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { loadConfig } from "../../src/config/index.js";
 import { createHandler, type Dependencies } from "../../src/lambda/app.js";
 import { createStreamingHandler } from "../../src/lambda/streaming.js";
@@ -52,9 +52,9 @@ export const ENTRY: "buffered" | "streaming" =
 /** A handler that also records every MCP server it builds. */
 export function makeHandlerCapturingServers(env: Record<string, string> = {}): {
   handler: Handler;
-  servers: McpServer[];
+  servers: Server[];
 } {
-  const servers: McpServer[] = [];
+  const servers: Server[] = [];
   return { handler: makeHandler(env, { onServerCreated: (server) => servers.push(server) }), servers };
 }
 

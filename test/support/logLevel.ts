@@ -1,4 +1,4 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -6,9 +6,9 @@ import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/sdk/typ
  * a rehydrated session set it, is above it): asks the server to send one through its public
  * `sendLoggingMessage`, and watches what it hands its transport. Nothing reaches the client.
  */
-export async function ignores(server: McpServer | undefined, level: LoggingLevel): Promise<boolean> {
+export async function ignores(server: Server | undefined, level: LoggingLevel): Promise<boolean> {
   if (!server) throw new Error("no server was built");
-  const transport = server.server.transport;
+  const transport = server.transport;
   if (!transport) throw new Error("the server is not connected");
   const sent: JSONRPCMessage[] = [];
   const send = transport.send;

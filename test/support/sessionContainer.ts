@@ -1,4 +1,4 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { Bridge } from "../../src/mcp/bridge/bridge.js";
 import { type McpServerFactory, mcpServerFactory } from "../../src/mcp/server.js";
 import { createUpstream } from "../../src/prometheus/upstream.js";
@@ -32,8 +32,8 @@ export function sessionContainer(
   store: SessionStore,
   options: Partial<Omit<SessionManagerOptions, "store" | "openBridge">> = {},
   makeServer: McpServerFactory = localServerFactory(),
-): { manager: SessionManager; servers: McpServer[] } {
-  const servers: McpServer[] = [];
+): { manager: SessionManager; servers: Server[] } {
+  const servers: Server[] = [];
   const manager = new SessionManager({
     ttlSeconds: 600,
     ...options,

@@ -111,7 +111,7 @@ describe("session manager", () => {
     const resumed = await second.manager.resume(id, testContext(5_000));
     expect(resumed?.id).toBe(id);
     const rebuilt = second.servers[0];
-    expect(rebuilt?.server.getClientVersion()).toStrictEqual({ name: "unit", version: "1" });
+    expect(rebuilt?.getClientVersion()).toStrictEqual({ name: "unit", version: "1" });
     expect(await ignores(rebuilt, "warning")).toBe(true);
     expect(await ignores(rebuilt, "error")).toBe(false);
     expect(

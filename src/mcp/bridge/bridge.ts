@@ -15,7 +15,7 @@ import {
 } from "../../protocol/jsonrpc.js";
 import { invalidParams } from "./params.js";
 
-/** Anything that speaks MCP over a transport: an SDK McpServer or Server. */
+/** Anything that speaks MCP over a transport: the SDK's Server (src/mcp/server.ts), or its McpServer in tests. */
 export interface Connectable {
   connect(transport: Transport): Promise<void>;
   close(): Promise<void>;
