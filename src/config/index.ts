@@ -46,8 +46,8 @@ type SettingName = keyof typeof SETTINGS;
 function parseSettings(env: Env): { settings: Settings; given: Set<string> } {
   const settings: Record<string, unknown> = {};
   const given = new Set<string>();
-  // Setting by setting, not SCHEMA.safeParse: zod compiles an object's parser on its first parse, which
-  // costs more than the one parse a cold start makes (bench case cold-start).
+  // Setting by setting, not as one z.object: zod compiles an object's parser on its first parse, which
+  // costs more than the one parse a cold start makes (bench case sdk-floor).
   for (const [name, schema] of Object.entries(SETTINGS) as [SettingName, z.ZodType][]) {
     const value = read(env, name);
     if (value !== undefined) given.add(name);

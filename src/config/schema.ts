@@ -223,11 +223,11 @@ export const SETTINGS = {
   DYNAMODB_ENDPOINT: httpUrl({ description: "override of the DynamoDB endpoint (a local DynamoDB)" }),
 } as const;
 
-/** Every setting at once: parsing it reports each bad one, in the order above. */
-export const SCHEMA = z.object(SETTINGS);
-
-/** The settings as each parses alone. */
-export type Settings = z.output<typeof SCHEMA>;
+/**
+ * The settings as each parses alone (src/config/index.ts parses them one by one, in the order above:
+ * the first bad one is the error line).
+ */
+export type Settings = { [Name in keyof typeof SETTINGS]: z.output<(typeof SETTINGS)[Name]> };
 
 /** A setting's documentation (its name, type's rules and default): what the docs table shows. */
 export function settingMeta(name: keyof typeof SETTINGS): SettingMeta {
