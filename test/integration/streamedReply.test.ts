@@ -151,6 +151,24 @@ describe("a session store that fails once the stream has opened", () => {
     expect(store.failures).toBe(0);
   });
 
+  it("failing in a way the route does not answer, ends the stream with -32603 Internal error to each request, its cause untold", async () => {
+    const sessionId = await openSession();
+    store.failures = 1;
+    store.failWith = new Error("the disk is on fire at /var/secret/path");
+    try {
+      const answer = await post(batch("p-2"), sessionId);
+      expect(answer.statusCode).toBe(200);
+      const internal = { code: -32603, message: "Internal error" };
+      expect(eventsOf(answer).at(-1)).toStrictEqual([
+        { jsonrpc: "2.0", id: "level", error: internal },
+        { jsonrpc: "2.0", id: "query", error: internal },
+      ]);
+      expect(answer.body).not.toMatch(/disk|secret|at .*\.ts:\d+/);
+    } finally {
+      store.failWith = undefined;
+    }
+  });
+
   it("before any notification opened a stream, is still 503 with Retry-After", async () => {
     const sessionId = await openSession();
     store.failures = 1;
