@@ -226,12 +226,26 @@ export function withNotifications(
 }
 
 /**
- * Where a streamed answer's notifications go as they happen, and (`gone`) a signal that aborts when its
- * client went away and nothing can reach it any more: the request is then cancelled.
+ * Where a streamed answer's notifications go as they happen, where its reply goes, and (`gone`) a signal
+ * that aborts when its client went away and nothing can reach it any more: the request is then
+ * cancelled. The first notification opens the stream (status 200 sent); until then the route's HTTP
+ * response is the answer, and the sink does nothing with a reply or a failure but note that the request
+ * has answered (a notification after that goes nowhere).
  */
-export interface StreamSink {
+export interface StreamSink extends ReplySink {
   notify(notification: JSONRPCNotification): void;
   gone?: AbortSignal | undefined;
+}
+
+/** The route's side of a stream sink: where its answer goes once a notification has opened the stream. */
+export interface ReplySink {
+  /** The reply's JSON text, as the response ceiling left it: the stream's last event. */
+  reply(json: string): void;
+  /**
+   * A failure the route answers in place of a reply (a session store's): the stream's status has gone
+   * out, so it ends with a JSON-RPC error (`code`, `message`) to each request the payload holds.
+   */
+  fail(code: number, message: string): void;
 }
 
 /** The same request, answered on `sink`: its notifications go there, and it stops when the sink is gone. */

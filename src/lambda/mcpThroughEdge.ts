@@ -36,8 +36,9 @@ export function mcpThroughEdge(container: Container) {
     const requester = { principal: request.principal, answerBy: request.answerBy, tenant: decided.tenant };
     const started = container.startRequestIn(lambda, requester, replyBytes, report, trace, correlationId);
     try {
-      const context = sinkFor === undefined ? started : withStreamSink(started, sinkFor(decided));
-      return await handleMcp(call, container.mcpOptions, context);
+      const sink = sinkFor?.(decided);
+      const context = sink === undefined ? started : withStreamSink(started, sink);
+      return await handleMcp(call, container.mcpOptions, context, sink);
     } finally {
       started.end();
     }

@@ -40,9 +40,14 @@ export function keepingFor(
   if (store === undefined || sessionId === undefined) return undefined;
   if (version !== undefined && isModernVersion(version)) return undefined;
   const onFault = (error: unknown) => fault(error, "keeping a stream event");
-  const replyTo = body !== undefined && "json" in body ? replyToIn(body.json) : null;
+  const replyTo = replyToOf(body);
   const requestId = typeof replyTo === "string" || typeof replyTo === "number" ? replyTo : undefined;
   return { store, sessionId, requestId, replyTo, receivedAt: request.receivedAt, writerDeadline, onFault };
+}
+
+/** Whom a POST's reply answers, from its body as the edge parsed it (see replyToIn). */
+export function replyToOf(body: Decided["body"]): ReplyTo {
+  return body !== undefined && "json" in body ? replyToIn(body.json) : null;
 }
 
 /** The id of the one JSON-RPC request a payload holds, the ids of a batch's requests; null for anything else. */

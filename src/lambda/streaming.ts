@@ -8,15 +8,13 @@ import { SESSION_HEADER } from "../http/middleware/sessionHeader.js";
 import type { HttpResponse } from "../http/responses.js";
 import { routeOf } from "../http/route.js";
 import { acceptsEventStream, SSE_HEADERS } from "../http/sse.js";
-import type { JSONRPCNotification } from "../mcp/sdk.js";
-import { serverFault } from "../protocol/jsonrpc.js";
 import type { StreamEventStore } from "../sessions/streamEvents.js";
 import { routerFor, type SinkFor } from "./app.js";
 import { buildContainer, type Dependencies } from "./container.js";
-import { EventWriter } from "./eventWriter.js";
 import { failedRequestAnswer } from "./lastResort.js";
 import { ResponseOut } from "./responseStream.js";
-import { keepingFor, watchCancellation } from "./streamKeeping.js";
+import { StreamedAnswer } from "./streamedAnswer.js";
+import { keepingFor, replyToOf, watchCancellation } from "./streamKeeping.js";
 
 export { KEEPALIVE_MS } from "./responseStream.js";
 
@@ -101,10 +99,11 @@ function acceptsEvents(request: HttpRequest): boolean {
 
 /**
  * The answer as SSE from the request's first notification on, or its JSON when it finishes with none.
- * Once the stream has started the reply is its last event; a failure then is a `-32603` event, its
- * cause told as a fault. A stream that is not kept stops its request when the front door closes it
- * (its client cannot get the reply); a kept one runs to its reply, which its client can resume. The
- * sink is made once the request has passed the edge, from what the edge decided of it.
+ * Once the stream has started, the route hands its reply (or a failure in its place) to the sink, and
+ * it is the last event; a failure the route does not answer is a `-32603` event, its cause told as a
+ * fault. A stream that is not kept stops its request when the front door closes it (its client cannot
+ * get the reply); a kept one runs to its reply, which its client can resume. The sink is made once the
+ * request has passed the edge, from what the edge decided of it.
  */
 async function streamedOrWhole(
   request: HttpRequest,
@@ -112,38 +111,30 @@ async function streamedOrWhole(
   serve: (sinkFor: SinkFor) => Promise<HttpResponse>,
   { fault, store, endsAt }: Streaming,
 ): Promise<void> {
-  let writer: EventWriter | undefined;
-  let replied = false;
+  let answer: StreamedAnswer | undefined;
   let watch: ReturnType<typeof watchCancellation> | undefined;
   const sinkFor: SinkFor = (decided) => {
     const keeping = keepingFor(request, decided, store, fault, endsAt);
     watch = keeping?.requestId === undefined ? undefined : watchCancellation(keeping, keeping.requestId);
-    return {
-      notify: (notification: JSONRPCNotification) => {
-        if (replied) return;
-        if (writer === undefined) {
-          out.open(200, eventStreamHeaders(decided), true);
-          writer = new EventWriter(out, keeping);
-        }
-        writer.send(JSON.stringify(notification));
-      },
-      // A kept stream runs to its reply, which its client can resume, unless the client cancels it.
-      gone: watch?.signal ?? (keeping === undefined ? out.gone : undefined),
-    };
+    // A kept stream runs to its reply, which its client can resume, unless the client cancels it.
+    const gone = watch?.signal ?? (keeping === undefined ? out.gone : undefined);
+    const headers = eventStreamHeaders(decided);
+    answer = new StreamedAnswer(out, headers, keeping, replyToOf(decided.body), gone);
+    return answer;
   };
   let response: HttpResponse;
   try {
     response = await serve(sinkFor);
   } catch (error) {
     watch?.stop();
-    if (writer === undefined) throw error;
+    if (answer?.opened !== true) throw error;
     fault(error, "streamed answer");
-    replied = true;
-    return writer.end(JSON.stringify(serverFault(null).message));
+    return answer.end();
   }
   watch?.stop();
-  replied = true;
-  return writer === undefined ? out.whole(response) : writer.end(response.body);
+  if (answer?.opened !== true) return out.whole(response);
+  if (!answer.replied) fault(new Error("the route answered an open stream with no reply"), "streamed answer");
+  return answer.end();
 }
 
 /** A resumed stream (routes/resume.ts): its events as they come, then its end. */

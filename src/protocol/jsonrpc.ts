@@ -30,6 +30,19 @@ export function errorReply(id: RequestId | null, code: number, message: string):
 }
 
 /**
+ * The same error to each request a payload held (`replyTo`: its id, a batch's ids, or null when none
+ * could be read): what answers a request whose reply was never made.
+ */
+export function errorsTo(
+  replyTo: RequestId | null | readonly RequestId[],
+  code: number,
+  message: string,
+): JSONRPCErrorResponse | JSONRPCErrorResponse[] {
+  const error = (id: RequestId | null) => errorReply(id, code, message);
+  return Array.isArray(replyTo) ? replyTo.map(error) : error(replyTo as RequestId | null);
+}
+
+/**
  * One reply and what the server knows of it, carried beside it: whether it is a fault of the server
  * (answered HTTP 500; only `serverFault` sets it, so no message text or client reply can pass for one),
  * and at most how many bytes it takes once serialized, its id aside (set where a tool result is made,

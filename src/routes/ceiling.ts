@@ -1,4 +1,4 @@
-import type { HttpResponse } from "../http/responses.js";
+import { serializedJsonResponse } from "../http/responses.js";
 import type { Outcome } from "../mcp/bridge/dispatch.js";
 import { ErrorCode, errorReply, type Reply } from "../protocol/jsonrpc.js";
 import {
@@ -13,14 +13,27 @@ import {
 // The chain of limits, from Lambda's down to one result's budget, is src/results/budget.ts.
 export { DIRECT_REPLY_BYTES, HTTP_REPLY_BYTES, RESPONSE_LIMIT_BYTES, STREAMED_RESPONSE_LIMIT_BYTES };
 
+/**
+ * A reply as the route answers it: its JSON text (one reply, or a batch's array) and the HTTP status it
+ * has as a whole response. The ceiling cuts this text; the buffered answer wraps it as its body, a
+ * streamed one sends it as its last SSE event, so both carry the same cut.
+ */
+export interface RenderedReply {
+  readonly status: number;
+  readonly json: string;
+}
+
 /** How big an HTTP answer may be, as one front door carries it. */
 export interface HttpLimits {
   /** The most bytes of one response. */
   readonly responseBytes: number;
   /** What one reply may take as a whole response body. */
   readonly replyBytes: number;
-  /** Bytes of this response as the front door carries it, or a bound when that is enough to tell. */
-  payloadBytes(response: HttpResponse): number;
+  /**
+   * Bytes of the response that carries this reply (with the route's `headers`) through the front door,
+   * or a bound when that is enough to tell.
+   */
+  payloadBytes(reply: RenderedReply, headers: Record<string, string>): number;
 }
 
 /** A buffered answer: one Lambda response payload (HTTP API, REST API, buffered Function URL). */
@@ -30,24 +43,27 @@ export const BUFFERED_LIMITS: HttpLimits = {
   payloadBytes: httpPayloadBytes,
 };
 
-/** A streamed answer: the body as it is, after the headers' prelude. */
+/** A streamed answer: the reply's text as it is, after the headers' prelude. */
 export const STREAMED_LIMITS: HttpLimits = {
   responseBytes: STREAMED_RESPONSE_LIMIT_BYTES,
   replyBytes: STREAMED_REPLY_BYTES,
   // At most 3 bytes of UTF-8 per UTF-16 unit: a bound that costs nothing, as in httpPayloadBytes.
-  payloadBytes: (response) => 3 * response.body.length + HTTP_ENVELOPE_BYTES,
+  payloadBytes: ({ json }) => 3 * json.length + HTTP_ENVELOPE_BYTES,
 };
 
-/** Bytes of the payload Lambda sends for this HTTP response, or a bound when that is enough to tell. */
-export function httpPayloadBytes(response: HttpResponse): number {
+/**
+ * Bytes of the payload Lambda sends for the HTTP response whose body is this reply, or a bound when that
+ * is enough to tell.
+ */
+export function httpPayloadBytes({ status, json }: RenderedReply, headers: Record<string, string>): number {
   // A JSON body has no raw control characters, so escaping it again takes each ASCII character to at
   // most 2 bytes and leaves the others at their UTF-8 size, at most 3 bytes per UTF-16 unit. This bound
   // costs nothing, where measuring a body's UTF-8 length walks every character of it.
-  const cheap = 3 * response.body.length + HTTP_ENVELOPE_BYTES;
+  const cheap = 3 * json.length + HTTP_ENVELOPE_BYTES;
   if (cheap <= RESPONSE_LIMIT_BYTES) return cheap;
-  const bound = 2 * Buffer.byteLength(response.body, "utf8") + HTTP_ENVELOPE_BYTES;
+  const bound = 2 * Buffer.byteLength(json, "utf8") + HTTP_ENVELOPE_BYTES;
   if (bound <= RESPONSE_LIMIT_BYTES) return bound;
-  return Buffer.byteLength(JSON.stringify(response), "utf8");
+  return Buffer.byteLength(JSON.stringify(serializedJsonResponse(status, json, headers)), "utf8");
 }
 
 /**

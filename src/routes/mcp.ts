@@ -1,4 +1,4 @@
-import type { RequestContext } from "../context.js";
+import type { ReplySink, RequestContext } from "../context.js";
 import type { Decided, EdgeEvent, EdgeSettings } from "../http/middleware/index.js";
 import { parseBody } from "../http/middleware/jsonBody.js";
 import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
@@ -24,7 +24,7 @@ import { ErrorCode, methodNamesIn, replyJson, SERVER_ERROR } from "../protocol/j
 import type { SessionManager } from "../sessions/manager.js";
 import type { StreamEventStore } from "../sessions/streamEvents.js";
 import { type Answer, httpAnswer } from "./answer.js";
-import { type HttpLimits, withinLimit } from "./ceiling.js";
+import { type HttpLimits, type RenderedReply, withinLimit } from "./ceiling.js";
 import { answerModern, type ModernOptions } from "./modern.js";
 import { noteCancellations, resumeStream } from "./resume.js";
 import {
@@ -62,12 +62,15 @@ export const PYTHON_NOTIFICATION_REPLY = { jsonrpc: "2.0" };
 /**
  * `/mcp` for a request that passed the edge (src/http/middleware/: its refusals, its preflight), with
  * what the edge decided of it (its session id, its parsed body). The edge adds the CORS headers to
- * every answer given here (src/http/middleware/cors.ts).
+ * every answer given here (src/http/middleware/cors.ts). `stream`: where a streamed answer's reply
+ * goes once a notification has opened its stream (src/lambda/streaming.ts); the HTTP response is
+ * returned all the same, for the request line and for an answer whose stream never opened.
  */
 export async function handleMcp(
   { request, decided }: EdgeEvent,
   options: McpRouteOptions,
   context: RequestContext,
+  stream?: ReplySink,
 ): Promise<Answer<HttpResponse>> {
   if (request.method === "DELETE" && options.sessions) {
     return httpAnswer(await endSession(decided, options.sessions, context));
@@ -88,11 +91,11 @@ export async function handleMcp(
   if (inbound.era === "modern") {
     // A 2026-07-28 client gets the spec's answers: PYTHON_COMPAT is for the Python Lambda's clients.
     const methods = "json" in body ? methodNamesIn(payload) : [];
-    return { ...(await serveModern(inbound, options, context)), methods, era: "modern" };
+    return { ...(await serveModern(inbound, options, context, stream)), methods, era: "modern" };
   }
   if (inbound.kind === "malformed")
     return httpAnswer(answerMalformed(inbound, options.pythonCompat, options.limits));
-  const response = await serve(payload, inbound, decided.sessionId, options, context);
+  const response = await serve(payload, inbound, decided.sessionId, options, context, stream);
   return { body: response, status: response.statusCode, methods: methodNamesIn(payload), era: "legacy" };
 }
 
@@ -104,11 +107,12 @@ async function serveModern(
   inbound: Modern,
   options: McpRouteOptions,
   context: RequestContext,
+  stream: ReplySink | undefined,
 ): Promise<Omit<Answer<HttpResponse>, "methods">> {
   if (inbound.kind === "malformed") return httpAnswer(answerMalformed(inbound, false, options.limits));
   if (inbound.kind === "notification") return { ...httpAnswer(emptyResponse(202, {})), outcome: "accepted" };
   const outcome = await answerModern(inbound.request, options.modern, context);
-  const response = toHttpResponse(outcome, false, {}, options.limits);
+  const response = toHttpResponse(outcome, false, {}, options.limits, stream);
   return {
     body: response,
     status: response.statusCode,
@@ -141,6 +145,7 @@ async function serve(
   sessionId: string | undefined,
   options: McpRouteOptions,
   context: RequestContext,
+  stream: ReplySink | undefined,
 ): Promise<HttpResponse> {
   const sessions = options.sessions;
   const initialize = inbound.kind === "initialize" ? inbound.request : undefined;
@@ -154,30 +159,38 @@ async function serve(
         {},
       );
     }
-    return whileStoreAnswers(async () => {
-      const session = await sessions.resume(sessionId, context);
-      if (!session) return sessionNotFound();
-      if (options.resumption) await noteCancellations(payload, sessionId, options.resumption);
-      const outcome = await dispatch(payload, { context, bridge: async () => session.bridge });
-      await sessions.persist(session, context);
-      const headers = { [SESSION_HEADER]: sessionId };
-      return toHttpResponse(outcome, options.pythonCompat, headers, options.limits);
-    });
+    return whileStoreAnswers(
+      async () => {
+        const session = await sessions.resume(sessionId, context);
+        if (!session) return sessionNotFound();
+        if (options.resumption) await noteCancellations(payload, sessionId, options.resumption);
+        const outcome = await dispatch(payload, { context, bridge: async () => session.bridge });
+        await sessions.persist(session, context);
+        const headers = { [SESSION_HEADER]: sessionId };
+        return toHttpResponse(outcome, options.pythonCompat, headers, options.limits, stream);
+      },
+      null,
+      stream,
+    );
   }
   if (sessions && initialize) {
-    return whileStoreAnswers(async () => {
-      const started = await sessions.initialize(completeInitialize(initialize), context);
-      const headers: Record<string, string> = started.sessionId
-        ? { [SESSION_HEADER]: started.sessionId }
-        : {};
-      return toHttpResponse(single(started.reply), options.pythonCompat, headers, options.limits);
-    }, initialize.id);
+    return whileStoreAnswers(
+      async () => {
+        const started = await sessions.initialize(completeInitialize(initialize), context);
+        const headers: Record<string, string> = started.sessionId
+          ? { [SESSION_HEADER]: started.sessionId }
+          : {};
+        return toHttpResponse(single(started.reply), options.pythonCompat, headers, options.limits, stream);
+      },
+      initialize.id,
+      stream,
+    );
   }
   if (sessions && options.sessionsRequired) {
     return sessionIdRequired();
   }
   const outcome = await dispatchStateless(payload, { context, ...options });
-  return toHttpResponse(outcome, options.pythonCompat, {}, options.limits);
+  return toHttpResponse(outcome, options.pythonCompat, {}, options.limits, stream);
 }
 
 async function endSession(
@@ -192,33 +205,33 @@ async function endSession(
   );
 }
 
+/**
+ * The outcome's answer: its reply cut to the ceiling (routes/ceiling.ts) as JSON text, which goes to
+ * the stream when one is open and is the body of the HTTP response either way.
+ */
 function toHttpResponse(
   outcome: Outcome,
   pythonCompat: boolean,
   headers: Record<string, string>,
   limits: HttpLimits,
+  stream?: ReplySink,
 ): HttpResponse {
-  const render = (fitting: Outcome) => renderOutcome(fitting, pythonCompat, headers);
-  return withinLimit(outcome, render, limits.payloadBytes, limits.responseBytes);
+  if (outcome.kind === "accepted") {
+    return pythonCompat ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, headers) : emptyResponse(202, headers);
+  }
+  const bytesOf = (reply: RenderedReply) => limits.payloadBytes(reply, headers);
+  const reply = withinLimit(outcome, renderReply, bytesOf, limits.responseBytes);
+  stream?.reply(reply.json);
+  return serializedJsonResponse(reply.status, reply.json, headers);
 }
 
-function renderOutcome(
-  outcome: Outcome,
-  pythonCompat: boolean,
-  headers: Record<string, string>,
-): HttpResponse {
-  switch (outcome.kind) {
-    case "accepted":
-      return pythonCompat
-        ? jsonResponse(200, PYTHON_NOTIFICATION_REPLY, headers)
-        : emptyResponse(202, headers);
-    case "batch":
-      return serializedJsonResponse(
-        statusOf(outcome),
-        `[${outcome.replies.map((reply) => replyJson(reply.message)).join(",")}]`,
-        headers,
-      );
-    case "single":
-      return serializedJsonResponse(statusOf(outcome), replyJson(outcome.reply.message), headers);
-  }
+/** A reply (a batch's replies) as JSON text, with the status its HTTP response has. */
+function renderReply(outcome: Outcome): RenderedReply {
+  const json =
+    outcome.kind === "batch"
+      ? `[${outcome.replies.map((reply) => replyJson(reply.message)).join(",")}]`
+      : outcome.kind === "single"
+        ? replyJson(outcome.reply.message)
+        : "";
+  return { status: statusOf(outcome), json };
 }

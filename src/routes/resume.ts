@@ -6,7 +6,7 @@ import type { Decided } from "../http/middleware/edge.js";
 import { isWellFormedSessionId } from "../http/middleware/sessionHeader.js";
 import { type HttpResponse, jsonRpcErrorResponse } from "../http/responses.js";
 import { acceptsEventStream, SSE_HEADERS, sseEvent } from "../http/sse.js";
-import { ErrorCode, errorReply, type JSONRPCErrorResponse, type RequestId } from "../protocol/jsonrpc.js";
+import { ErrorCode, errorsTo, type JSONRPCErrorResponse } from "../protocol/jsonrpc.js";
 import type { SessionManager } from "../sessions/manager.js";
 import {
   eventId,
@@ -113,8 +113,7 @@ async function* follow(store: StreamEventStore, last: StoredEvent, until: number
 
 /** The reply a writer that ended without one owed: an error to each request it answers. */
 function writerEnded(replyTo: ReplyTo): JSONRPCErrorResponse | JSONRPCErrorResponse[] {
-  const error = (id: RequestId | null) => errorReply(id, ErrorCode.InternalError, WRITER_ENDED);
-  return Array.isArray(replyTo) ? replyTo.map(error) : error(replyTo);
+  return errorsTo(replyTo, ErrorCode.InternalError, WRITER_ENDED);
 }
 
 async function* noEvents(): AsyncGenerator<string> {}
