@@ -5,7 +5,7 @@
  * cannot judge alone (AWS_REGION's partition, PROMETHEUS_AUTH with PROMETHEUS_SECRET…) is in rules.ts.
  */
 import { LogLevel as LOG_LEVEL } from "@aws-lambda-powertools/logger";
-import * as z from "zod";
+import type * as z from "zod";
 import { parseWorkspaceEntry } from "../prometheus/access.js";
 import { BACKEND_KINDS } from "../prometheus/backends.js";
 import { parseHeaders } from "../prometheus/headers.js";
