@@ -17,6 +17,8 @@ export interface BenchContext {
   quick: boolean;
   /** A second Node binary for the figures that run on two (`--node=<path>`; sdkFloor fetches Node 24 without it). */
   node?: string;
+  /** An earlier git revision the figures that can also measure it against (`--base=<rev>`; sdkFloor's cold starts). */
+  base?: string;
   /** Repository root. */
   root: string;
   /** The Lambda handler, configured with PROMETHEUS_URL = `prometheusUrl`, PROMETHEUS_AUTH=sigv4, AMP_ENDPOINT = `amp.url`, LOG_LEVEL=SILENT, METRICS=off, memory sessions (figure 1 also runs a child at the production defaults). */

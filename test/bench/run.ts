@@ -12,6 +12,7 @@ import { type Figure, markdownTable, value } from "./report.js";
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 const node = process.argv.find((arg) => arg.startsWith("--node="))?.slice("--node=".length);
+const base = process.argv.find((arg) => arg.startsWith("--base="))?.slice("--base=".length);
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 const job = process.env.BENCH_CHILD;
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
   process.env.PROMETHEUS_URL = prometheus.url;
   process.env.AMP_ENDPOINT = amp.url;
   const { handler } = (await import("../../src/lambda/handler.js")) as unknown as { handler: Handler };
-  const ctx: BenchContext = { quick, root, node, handler, prometheusUrl: prometheus.url, proxy, amp };
+  const ctx: BenchContext = { quick, root, node, base, handler, prometheusUrl: prometheus.url, proxy, amp };
 
   const figures: Figure[] = [];
   try {

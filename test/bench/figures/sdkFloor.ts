@@ -9,7 +9,11 @@
 //   defaults (LOG_LEVEL=INFO, metrics on: its request line is written, to a pipe), the control writes
 //   nothing.
 // Both run on the bench's Node and on a second one: `--node=<path>`, else Node 24 from npm.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+// With `--base=<rev>`, our handler at that revision (bundled as it shipped) is a fourth cold side: the
+// before and after of a change, measured in the same run.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleAsShipped } from "../../support/bundle.js";
@@ -71,6 +75,35 @@ async function build(
     initBytes: init.reduce((sum, file) => sum + (files.get(file)?.length ?? 0), 0),
     initFiles: init.length,
   };
+}
+
+/**
+ * Our handler at an earlier revision (`--base=<rev>`), bundled as that revision shipped it (its own
+ * sources, scripts and bundling plugins, today's node_modules): its cold start is measured beside
+ * today's in the same run. Undefined, with the reason, when the revision is not in this clone or does
+ * not build.
+ */
+async function buildRevision(root: string, dir: string, revision: string): Promise<Built | string> {
+  const work = join(dir, `revision-${revision}`);
+  try {
+    await mkdir(work, { recursive: true });
+    const paths = ["src", "tools", "scripts", "view", "package.json"];
+    const archive = execFileSync("git", ["archive", "--format=tar", revision, ...paths], {
+      cwd: root,
+      maxBuffer: 64 * 2 ** 20,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    execFileSync("tar", ["-x", "-C", work], { input: archive });
+    await symlink(join(root, "node_modules"), join(work, "node_modules"), "dir");
+    // Issue 39 moved the entry from src/handler.ts into src/lambda/.
+    const entry = existsSync(join(work, "src/lambda/handler.ts"))
+      ? "src/lambda/handler.ts"
+      : "src/handler.ts";
+    const built = await build(work, dir, "base", entry);
+    return { ...built, name: "base" };
+  } catch (error) {
+    return `revision ${revision} unavailable here: ${String((error as Error).message).split("\n")[0]}`;
+  }
 }
 
 /** As Lambda starts a function at the production defaults; fake credentials (nothing reaches AWS). */
@@ -178,7 +211,7 @@ async function cold(
   rounds: { iterations: number; warmup: number },
 ): Promise<Side[]> {
   const script = coldScript();
-  const expect = { ours: "tools", control: "one", empty: "any" } as const;
+  const expect = { ours: "tools", control: "one", empty: "any", base: "tools" } as const;
   const sides = built.map(
     (b): Side => ({
       run: () => {
@@ -198,8 +231,8 @@ async function cold(
   return sides;
 }
 
-function figuresFor(label: string, built: Built[], sides: Side[], w: Warm): Figure[] {
-  const [ours, control, empty] = sides as [Side, Side, Side];
+function figuresFor(label: string, built: Built[], sides: Side[], w: Warm, base?: string): Figure[] {
+  const [ours, control, empty, before] = sides as [Side, Side, Side, Side | undefined];
   const wall = (s: Side) => median(s.wall);
   const imported = (s: Side) => round(median(s.reports.map((r) => r.importMs)), 1);
   const cpu = (s: Side) => median(s.reports.map((r) => r.cpuMs));
@@ -211,7 +244,24 @@ function figuresFor(label: string, built: Built[], sides: Side[], w: Warm): Figu
     `${b.name} ${kb(b.entryBytes)} KB entry, ${kb(b.initBytes)} KB in ${b.initFiles} files at init`;
   const warmRatio = round(w.control.p50 / w.ours.p50, 2);
   const ownShare = round(cpu(ours) - cpu(control), 1);
+  const sinceBase: Figure[] =
+    before === undefined
+      ? []
+      : [
+          {
+            id: `sdk-floor-cold-since-base-${label}`,
+            title: `cold start (${label}) above an empty handler, CPU time: ours now vs. ours at ${base}, bundled as each shipped, in the same run`,
+            unit: "ms",
+            ours: cpuAbove(ours),
+            baseline: { name: `ours at ${base}`, value: cpuAbove(before) },
+            ratio: round(cpuAbove(before) / cpuAbove(ours), 2),
+            target: "no costlier than the base revision",
+            met: cpuAbove(ours) <= cpuAbove(before),
+            note: `wall time above the empty handler: now ${oursAbove} ms, at ${base} ${round(wall(before) - wall(empty), 1)} ms; import ${imported(ours)} vs ${imported(before)} ms; ${size(built[3] as Built)}`,
+          },
+        ];
   return [
+    ...sinceBase,
     {
       id: `sdk-floor-cold-${label}`,
       title: `cold start above an empty handler (${label}): ours vs. the SDK alone (McpServer + in-memory pair + one tool), one tools/list each, bundled as shipped`,
@@ -261,6 +311,11 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         source: 'export const handler = async () => ({ statusCode: 200, body: "{}" });\n',
       }),
     ];
+    if (ctx.base !== undefined) {
+      const base = await buildRevision(ctx.root, dir, ctx.base);
+      if (typeof base === "string") console.warn(`sdkFloor: no base side, ${base}`);
+      else built.push(base);
+    }
     const rounds = { iterations: ctx.quick ? 3 : 21, warmup: ctx.quick ? 1 : 2 };
     const warmRounds = ctx.quick ? 200 : 4000;
     const nodes: { node: string; label: string }[] = [
@@ -275,7 +330,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     for (const { node, label } of nodes) {
       const sides = await cold(node, built, rounds);
       const w = await warm(node, built[0] as Built, built[1] as Built, warmRounds);
-      figures.push(...figuresFor(label, built, sides, w));
+      figures.push(...figuresFor(label, built, sides, w, ctx.base));
     }
     return figures;
   } finally {
