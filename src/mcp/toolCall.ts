@@ -28,7 +28,7 @@ import type { Trace } from "../tracing/trace.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import { type Extra, RpcError } from "./rpcError.js";
 import type { ServerOptions } from "./serverOptions.js";
-import { type Rendered, render } from "./toolResult.js";
+import type { Rendered } from "./toolResult.js";
 
 /**
  * Answers tools/call: runs the tool in the request's context (its own report and trace, a deadline with a
@@ -168,6 +168,9 @@ async function callTool(
   call.context.debug?.("tool called", { tool: tool.name, arguments: parsed.data });
   try {
     const result = await tool.run(parsed.data, call);
+    // Imported here, not at init: measuring and cutting a result (fit.ts, the token estimator's tables)
+    // is needed by a call alone, like the tools' bodies (tools/lazyRun.ts; bench case sdkFloor).
+    const { render } = await import("./toolResult.js");
     return await render(result, call.budget, options.pythonLayout ? 2 : undefined, call.context.progress);
   } catch (error) {
     if (error instanceof ToolError) {

@@ -20,19 +20,13 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRY = "src/lambda/handler.ts";
 
 /**
- * The result-shaping modules the server itself uses before or around any tool: the configuration's
- * default result size (inlineSize), each call's budget (budget), a result measured and fitted to it
- * (fit, tokens and its tables), and the values of the `order` argument every query tool declares (ranking).
+ * The result-shaping modules the server itself uses before any tool runs: the configuration's default
+ * result size (inlineSize), each call's budget (budget), and the values of the `order` argument every
+ * query tool declares (ranking). Measuring and cutting a result (fit, tokens) loads with the first call.
  */
 const RESULTS_AT_INIT = new Set([
   "src/results/inlineSize.ts",
   "src/results/budget.ts",
-  "src/results/fit.ts",
-  "src/results/tokens.ts",
-  "src/results/tokenWalk.ts",
-  "src/results/knownWords.ts",
-  "src/results/tokenPrices.ts",
-  "src/results/tokenStates.ts",
   "src/results/ranking.ts",
 ]);
 
