@@ -1,3 +1,4 @@
+import { memoize } from "../src/util/memoize.js";
 import type { ToolCall } from "./types.js";
 
 /** A tool's body: the module its definition loads on the tool's first call. */
@@ -15,13 +16,7 @@ interface ToolBody<Args, Result> {
 export function lazyRun<Args, Result>(
   load: () => Promise<ToolBody<Args, Result>>,
 ): (args: Args, call: ToolCall) => Promise<Result> {
-  let loading: Promise<ToolBody<Args, Result>> | undefined;
-  return async (args, call) => {
-    loading ??= load().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-    const body = await loading;
-    return body.run(args, call);
-  };
+  // After the first call, a call awaits the settled import rather than asking the module loader again.
+  const body = memoize(load, { onRejection: "retry" });
+  return async (args, call) => (await body()).run(args, call);
 }
