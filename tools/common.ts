@@ -2,7 +2,7 @@ import type { AnswerSink } from "../src/prometheus/dataPlane.js";
 import type { QueryParams } from "../src/prometheus/queryString.js";
 import { type EntryList, ListCollector, type ListSpec } from "../src/results/entryList.js";
 import { resolveTime } from "./relativeTime.js";
-import { type ToolAnnotations, type ToolCall, ToolError } from "./types.js";
+import { type ToolCall, ToolError } from "./types.js";
 
 const PROFILE_NOT_SUPPORTED =
   "The profile parameter is not supported in AWS Lambda: the function's execution role provides the AWS credentials. Call the tool again without profile.";
@@ -17,10 +17,6 @@ export function usableProfile(profile: string | null | undefined, call: ToolCall
 /** The call's one reading of the clock, in whole epoch milliseconds. */
 export function readClock(call: ToolCall): number {
   return Math.floor((call.clock ?? Date.now)());
-}
-
-export function readOnly(title: string): ToolAnnotations {
-  return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 }
 
 /** Where a data-plane tool sends its call: the arguments every such tool shares. */

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { BACKEND_KINDS } from "../src/prometheus/backends.js";
-import { resolveRegion } from "../src/prometheus/workspaces.js";
-import { readClock, readOnly, usableProfile } from "./common.js";
-import { profile, region, workspaceId } from "./params.js";
+import { readOnly } from "./annotations.js";
+import { getServerInfoArguments } from "./arguments.js";
+import { lazyRun } from "./lazyRun.js";
 import { defineTool } from "./types.js";
 
 export const GetServerInfo = defineTool({
@@ -13,7 +13,7 @@ export const GetServerInfo = defineTool({
   plainDescription:
     "Show which Prometheus server the other tools query and how (auth mode). " +
     "Use it to check the configuration, the server's clock and the result size limit; it runs no query.",
-  inputSchema: z.object({ workspace_id: workspaceId, region, profile }),
+  inputSchema: getServerInfoArguments,
   outputSchema: () =>
     z.object({
       prometheus_url: z
@@ -55,28 +55,5 @@ export const GetServerInfo = defineTool({
         ),
     }),
   annotations: readOnly("Show Prometheus connection settings"),
-  async run(args, call) {
-    const calledAt = readClock(call);
-    const chosenProfile = usableProfile(args.profile, call);
-    const request = { workspaceId: args.workspace_id, region: args.region, profile: chosenProfile };
-    const { workspaces } = call.upstream;
-    // Only backends and none chosen: no settings to show but a list, so the error says to name one.
-    const target = call.settings.backendsOnly
-      ? await workspaces.resolve(request, call.context)
-      : await workspaces.find(request, call.context);
-    const backends = workspaces.backends;
-    return {
-      prometheus_url: target?.serverUrl ?? null,
-      aws_region: target?.region ?? resolveRegion(args.region, call.settings),
-      aws_profile: chosenProfile ?? "default",
-      service_name: "aps" as const,
-      auth_mode: target?.auth?.mode ?? call.settings.prometheusAuth,
-      backend_kind: target?.kind ?? "amp",
-      ...(target?.backend === undefined ? {} : { backend: target.backend }),
-      ...(backends.length === 0 ? {} : { backends: backends.map((backend) => backend.name) }),
-      server_time: new Date(calledAt).toISOString(),
-      result_budget_bytes: call.budget.bytes,
-      result_budget_tokens: call.budget.tokens,
-    };
-  },
+  run: lazyRun(() => import("./run/getServerInfo.js")),
 });

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { metricNamesSpec } from "../src/results/metricNames.js";
-import { lookUp, readOnly } from "./common.js";
-import { namesLimit, optionalMatch, profile, region, workspaceId } from "./params.js";
+import { readOnly } from "./annotations.js";
+import { listMetricsArguments } from "./arguments.js";
+import { lazyRun } from "./lazyRun.js";
 import { truncation } from "./results.js";
 import { defineTool } from "./types.js";
 
@@ -11,18 +11,12 @@ export const ListMetrics = defineTool({
     "List the metric names stored in Prometheus, sorted. " +
     'Use it to discover what can be queried before writing PromQL; match narrows it (e.g. {__name__=~"http_.*"}, or {job="api"} for one job\'s metrics). ' +
     "A list over the token budget is cut to the first names; `truncated` (its first key) names the largest families of names.",
-  inputSchema: z.object({
-    workspace_id: workspaceId,
-    region,
-    profile,
-    limit: namesLimit,
-    match: optionalMatch,
-  }),
+  inputSchema: listMetricsArguments,
   outputSchema: () =>
     z.object({
       metrics: z.array(z.string()).describe("Metric names, sorted by code point"),
       truncated: truncation,
     }),
   annotations: readOnly("List metric names"),
-  run: (args, call) => lookUp(args, call, "/label/__name__/values", metricNamesSpec, "metric name list"),
+  run: lazyRun(() => import("./run/listMetrics.js")),
 });

@@ -25,10 +25,18 @@ import { isLoggedAt, META_KEYS } from "../protocol/envelope.js";
 import { checking } from "../protocol/inboundChecks.js";
 import { resultBudget } from "../results/budget.js";
 import type { Trace } from "../tracing/trace.js";
+import { memoize } from "../util/memoize.js";
 import { type ForwardedRequests, REQUEST_CANCELLED } from "./bridge/bridge.js";
 import { type Extra, RpcError } from "./rpcError.js";
 import type { ServerOptions } from "./serverOptions.js";
-import { type Rendered, render } from "./toolResult.js";
+import type { Rendered } from "./toolResult.js";
+
+/**
+ * The result's rendering, imported on the first call rather than at init: measuring and cutting a result
+ * (fit.ts, the token estimator's tables) is needed by a call alone, like the tools' bodies
+ * (tools/lazyRun.ts; bench case sdkFloor). Memoized: a later call awaits the settled import, not the loader.
+ */
+const rendering = memoize(() => import("./toolResult.js"), { onRejection: "retry" });
 
 /**
  * Answers tools/call: runs the tool in the request's context (its own report and trace, a deadline with a
@@ -168,6 +176,7 @@ async function callTool(
   call.context.debug?.("tool called", { tool: tool.name, arguments: parsed.data });
   try {
     const result = await tool.run(parsed.data, call);
+    const { render } = await rendering();
     return await render(result, call.budget, options.pythonLayout ? 2 : undefined, call.context.progress);
   } catch (error) {
     if (error instanceof ToolError) {

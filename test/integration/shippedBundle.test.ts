@@ -16,8 +16,11 @@ const AMP_URL =
   "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-12345678-abcd-1234-abcd-123456789012";
 
 /** As serverless.yml's esbuild settings build the function (ES modules, chunks, the shipped plugins). */
-function buildShipped(outdir: string, input: Pick<BuildOptions, "entryPoints" | "stdin">): Promise<void> {
-  return bundleAsShipped(ROOT, outdir, input);
+async function buildShipped(
+  outdir: string,
+  input: Pick<BuildOptions, "entryPoints" | "stdin">,
+): Promise<void> {
+  await bundleAsShipped(ROOT, outdir, input);
 }
 
 /** Runs an ES module script in a child `node` whose working directory (outside the repository) has no node_modules. */

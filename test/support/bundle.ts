@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { BuildOptions, Plugin } from "esbuild";
+import type { BuildOptions, Metafile, Plugin } from "esbuild";
 
 /** A TypeScript entry bundled by esbuild to one ES module a plain `node` (a child process) can run or import. */
 export async function bundleForNode(
@@ -26,17 +26,17 @@ export async function bundleForNode(
 /**
  * Bundles as serverless.yml's esbuild settings bundle the function (ES modules, chunks, minified, the
  * shipped plugins of scripts/esbuild-plugins.cjs) into `outdir`, from `root`: named entry points, or a
- * `stdin` entry.
+ * `stdin` entry. Resolves to esbuild's metafile: which sources each output holds, and what it imports.
  */
 export async function bundleAsShipped(
   root: string,
   outdir: string,
   input: Pick<BuildOptions, "entryPoints" | "stdin">,
-): Promise<void> {
+): Promise<Metafile> {
   const { build } = await import("esbuild");
   // From `root`, not from this file: the benchmark runs this module bundled elsewhere.
   const plugins = createRequire(join(root, "package.json"))("./scripts/esbuild-plugins.cjs") as Plugin[];
-  await build({
+  const { metafile } = await build({
     ...input,
     absWorkingDir: root,
     outdir,
@@ -53,5 +53,7 @@ export async function bundleAsShipped(
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
     plugins,
+    metafile: true,
   });
+  return metafile;
 }
