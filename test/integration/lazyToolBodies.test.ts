@@ -1,6 +1,4 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -10,6 +8,12 @@ import { tools } from "../../tools/index.js";
 import { bundleAsShipped } from "../support/bundle.js";
 import { runToEnd } from "../support/childProcess.js";
 import { makeHandler, postMcp } from "../support/handler.js";
+import {
+  DATASET,
+  prometheusAvailable,
+  type RunningPrometheus,
+  startPrometheus,
+} from "../support/prometheus.js";
 
 // Issue 39: a cold start (Lambda's init, then initialize or tools/list) loads the tools' definitions
 // only; each tool's body (tools/run/) and what only the bodies use load on the tool's first call
@@ -51,100 +55,75 @@ function sourcesBundled(metafile: Metafile): Set<string> {
   return new Set(Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs)));
 }
 
-/** Prometheus's HTTP API answering every read with empty data of the right shape. */
-function emptyPrometheus(): Server {
-  const data: Record<string, unknown> = {
-    "/api/v1/query": { resultType: "vector", result: [] },
-    "/api/v1/query_range": { resultType: "matrix", result: [] },
-    "/api/v1/labels": [],
-    "/api/v1/series": [],
-    "/api/v1/metadata": {},
-    "/api/v1/rules": { groups: [] },
-    "/api/v1/alerts": { alerts: [] },
-    "/api/v1/targets": { activeTargets: [], droppedTargets: [] },
-    "/api/v1/alertmanagers": { activeAlertmanagers: [], droppedAlertmanagers: [] },
-  };
-  return createServer((request, response) => {
-    const path = new URL(request.url ?? "/", "http://localhost").pathname;
-    const answer = path.startsWith("/api/v1/label/") ? [] : data[path];
-    response.writeHead(answer === undefined ? 404 : 200, { "content-type": "application/json" });
-    response.end(
-      JSON.stringify(
-        answer === undefined
-          ? { status: "error", errorType: "not_found", error: "not found" }
-          : { status: "success", data: answer },
-      ),
-    );
-  });
-}
-
-/** One call of each tool, with the arguments it needs. */
+/** One call of each tool, with the arguments it needs, over the test dataset. */
 const CALLS: Record<string, Record<string, unknown>> = {
-  ExecuteQuery: { query: "up" },
-  ExecuteRangeQuery: { query: "up", start: "now-1h", end: "now", step: "60s" },
+  ExecuteQuery: { query: "test_requests_total", time: "now" },
+  ExecuteRangeQuery: { query: "test_requests_total", start: "now-1h", end: "now", step: "60s" },
   ListMetrics: {},
   GetServerInfo: {},
   GetAvailableWorkspaces: {},
   ListLabels: {},
   ListLabelValues: { label: "job" },
-  FindSeries: { match: "up" },
+  FindSeries: { match: "test_requests_total", start: "now-1h", end: "now" },
   GetMetricMetadata: {},
   GetHealthOverview: {},
   ListAlerts: {},
   ListRules: {},
   ListSilences: {},
   GetAlertHistory: {},
-  PlotRangeQuery: { query: "up", start: "now-1h", end: "now", step: "60s" },
+  PlotRangeQuery: { query: "test_temperature_celsius", start: "now-1h", end: "now", step: "60s" },
 };
 
-const FIXED_NOW = "2026-01-01T00:00:00.000Z";
+/** The end of the test dataset's hour: `now-1h` to `now` holds every sample. */
+const FIXED_NOW = new Date(DATASET.end * 1000).toISOString();
 
 function toolsCall(name: string, id: number): unknown {
   return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: CALLS[name] } };
 }
 
-describe("the function as shipped: the tools' bodies load on their first call", () => {
-  let dir: string;
-  let metafile: Metafile;
-  let prometheus: Server;
-  let env: Record<string, string>;
+describe.skipIf(!prometheusAvailable())(
+  "the function as shipped: the tools' bodies load on their first call",
+  () => {
+    let dir: string;
+    let metafile: Metafile;
+    let prometheus: RunningPrometheus;
+    let env: Record<string, string>;
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "pml-lazy-"));
-    metafile = await bundleAsShipped(ROOT, join(dir, "function"), { entryPoints: { handler: ENTRY } });
-    prometheus = emptyPrometheus();
-    await new Promise<void>((resolve) => prometheus.listen(0, "127.0.0.1", resolve));
-    const { port } = prometheus.address() as AddressInfo;
-    // BACKENDS (one, a plain Prometheus): every tool is served, GetAvailableWorkspaces listing it.
-    env = { BACKENDS: JSON.stringify({ lab: { url: `http://127.0.0.1:${port}` } }), AWS_REGION: "us-east-1" };
-  }, 60_000);
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), "pml-lazy-"));
+      metafile = await bundleAsShipped(ROOT, join(dir, "function"), { entryPoints: { handler: ENTRY } });
+      // A real Prometheus with the test dataset; BACKENDS (one, a plain Prometheus): every tool is
+      // served, GetAvailableWorkspaces listing it.
+      prometheus = await startPrometheus();
+      env = { BACKENDS: JSON.stringify({ lab: { url: prometheus.url } }), AWS_REGION: "us-east-1" };
+    }, 60_000);
 
-  afterAll(async () => {
-    await new Promise((resolve) => prometheus?.close(resolve));
-    await rm(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await prometheus?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
 
-  it("loads no tool body, no PromQL module and no result shaping but the server's own at init", () => {
-    const atInit = sourcesLoadedAtInit(metafile);
-    expect(atInit).toContain("tools/index.ts");
-    expect(atInit.filter((source) => source.startsWith("tools/run/"))).toEqual([]);
-    expect(atInit.filter((source) => source.startsWith("src/promql/"))).toEqual([]);
-    expect(
-      atInit.filter((source) => source.startsWith("src/results/") && !RESULTS_AT_INIT.has(source)),
-    ).toEqual([]);
-    // The bodies are in the function still, in chunks imported on first use.
-    const bundled = sourcesBundled(metafile);
-    const bodies = [...bundled].filter((source) => source.startsWith("tools/run/"));
-    expect(bodies).toHaveLength(tools.length);
-    expect(bundled).toContain("src/results/queryResult.ts");
-  });
+    it("loads no tool body, no PromQL module and no result shaping but the server's own at init", () => {
+      const atInit = sourcesLoadedAtInit(metafile);
+      expect(atInit).toContain("tools/index.ts");
+      expect(atInit.filter((source) => source.startsWith("tools/run/"))).toEqual([]);
+      expect(atInit.filter((source) => source.startsWith("src/promql/"))).toEqual([]);
+      expect(
+        atInit.filter((source) => source.startsWith("src/results/") && !RESULTS_AT_INIT.has(source)),
+      ).toEqual([]);
+      // The bodies are in the function still, in chunks imported on first use.
+      const bundled = sourcesBundled(metafile);
+      const bodies = [...bundled].filter((source) => source.startsWith("tools/run/"));
+      expect(bodies).toHaveLength(tools.length);
+      expect(bundled).toContain("src/results/queryResult.ts");
+    });
 
-  it("answers a call of each tool as the sources do", async () => {
-    expect(Object.keys(CALLS).sort()).toEqual(tools.map((tool) => tool.name).sort());
-    const names = Object.keys(CALLS);
-    const handlerUrl = pathToFileURL(join(dir, "function", "handler.mjs")).href;
-    // The same clock in the bundle's process and here, so that answers naming `now` are the same.
-    const script = `Date.now = () => Date.parse(${JSON.stringify(FIXED_NOW)});
+    it("answers a call of each tool as the sources do", async () => {
+      expect(Object.keys(CALLS).sort()).toEqual(tools.map((tool) => tool.name).sort());
+      const names = Object.keys(CALLS);
+      const handlerUrl = pathToFileURL(join(dir, "function", "handler.mjs")).href;
+      // The same clock in the bundle's process and here, so that answers naming `now` are the same.
+      const script = `Date.now = () => Date.parse(${JSON.stringify(FIXED_NOW)});
       const { handler } = await import(${JSON.stringify(handlerUrl)});
       const bodies = [];
       for (const request of ${JSON.stringify(names.map(toolsCall))}) {
@@ -155,35 +134,41 @@ describe("the function as shipped: the tools' bodies load on their first call", 
         bodies.push(JSON.parse(reply.body));
       }
       process.stdout.write(JSON.stringify(bodies));`;
-    const run = await runToEnd(process.execPath, ["--input-type=module", "-e", script], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        AWS_EC2_METADATA_DISABLED: "true",
-        LOG_LEVEL: "SILENT",
-        METRICS: "off",
-        ...env,
-      },
-      timeoutMs: 30_000,
-    });
-    expect(run.code, run.stderr).toBe(0);
-    const fromBundle = JSON.parse(run.stdout) as Array<{ result?: { content?: Array<{ text?: string }> } }>;
+      const run = await runToEnd(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH,
+          AWS_EC2_METADATA_DISABLED: "true",
+          LOG_LEVEL: "SILENT",
+          METRICS: "off",
+          ...env,
+        },
+        timeoutMs: 30_000,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const fromBundle = JSON.parse(run.stdout) as Array<{ result?: { content?: Array<{ text?: string }> } }>;
 
-    const realNow = Date.now;
-    Date.now = () => Date.parse(FIXED_NOW);
-    const fromSources: unknown[] = [];
-    try {
-      const handler = makeHandler(env);
-      for (const [i, name] of names.entries())
-        fromSources.push(JSON.parse((await postMcp(handler, toolsCall(name, i))).body));
-    } finally {
-      Date.now = realNow;
-    }
-    for (const [i, name] of names.entries()) {
-      // A body that failed to load would answer as any fault: "internal error".
-      expect(JSON.stringify(fromBundle[i]), name).not.toContain("internal error");
-      expect(fromBundle[i], name).toHaveProperty("result");
-      expect(fromBundle[i], name).toEqual(fromSources[i]);
-    }
-  }, 60_000);
-});
+      const realNow = Date.now;
+      Date.now = () => Date.parse(FIXED_NOW);
+      const fromSources: unknown[] = [];
+      try {
+        const handler = makeHandler(env);
+        for (const [i, name] of names.entries())
+          fromSources.push(JSON.parse((await postMcp(handler, toolsCall(name, i))).body));
+      } finally {
+        Date.now = realNow;
+      }
+      for (const [i, name] of names.entries()) {
+        // A body that failed to load would answer as any fault: "internal error".
+        expect(JSON.stringify(fromBundle[i]), name).not.toContain("internal error");
+        expect(fromBundle[i], name).toHaveProperty("result");
+        expect(fromBundle[i], name).toEqual(fromSources[i]);
+      }
+      // The queries read the dataset: their answers carry its series, not only a note that none matched.
+      for (const name of ["ExecuteQuery", "ExecuteRangeQuery", "FindSeries"]) {
+        expect(JSON.stringify(fromBundle[names.indexOf(name)]), name).toContain("test_requests_total");
+        expect(JSON.stringify(fromBundle[names.indexOf(name)]), name).toMatch(/instance\W+a\W/);
+      }
+    }, 60_000);
+  },
+);
