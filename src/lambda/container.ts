@@ -21,8 +21,7 @@ import { RequestLine } from "../metrics/requestLine.js";
 import { BUFFERED_LIMITS, STREAMED_LIMITS } from "../routes/ceiling.js";
 import type { DirectOptions } from "../routes/direct.js";
 import type { McpRouteOptions } from "../routes/mcp.js";
-import { DynamoSessionStore } from "../sessions/dynamoStore.js";
-import { FileSessionStore } from "../sessions/fileStore.js";
+import { lazyStore } from "../sessions/lazyStore.js";
 import { SessionManager } from "../sessions/manager.js";
 import { MemorySessionStore } from "../sessions/memoryStore.js";
 import type { SessionStore } from "../sessions/store.js";
@@ -273,13 +272,19 @@ function streamEventsFor(config: Config): StreamEventStore | undefined {
 
 function sessionStoreFor(config: Config, warn: (message: string) => void): SessionStore {
   if (config.sessionTable === undefined) {
-    return config.sessionStore === "file"
-      ? new FileSessionStore({ directory: config.sessionDir, onWarning: warn })
-      : new MemorySessionStore();
+    if (config.sessionStore !== "file") return new MemorySessionStore();
+    return lazyStore(async () => {
+      const { FileSessionStore } = await import("../sessions/fileStore.js");
+      return new FileSessionStore({ directory: config.sessionDir, onWarning: warn });
+    });
   }
-  return new DynamoSessionStore({
-    tableName: config.sessionTable,
-    region: config.awsRegion,
-    endpoint: config.dynamodbEndpoint,
+  const tableName = config.sessionTable;
+  return lazyStore(async () => {
+    const { DynamoSessionStore } = await import("../sessions/dynamoStore.js");
+    return new DynamoSessionStore({
+      tableName,
+      region: config.awsRegion,
+      endpoint: config.dynamodbEndpoint,
+    });
   });
 }
