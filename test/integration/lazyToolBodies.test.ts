@@ -119,17 +119,17 @@ describe.skipIf(!prometheusAvailable())(
     });
 
     it("loads the file and DynamoDB session stores on first use, not at init", () => {
-    // src/sessions/lazyStore.ts: the file store serves local runs only, and each brings modules (the
-    // file store Node's fs/promises too) a Lambda's init need not compile.
-    const atInit = sourcesLoadedAtInit(metafile);
-    expect(atInit).toContain("src/sessions/lazyStore.ts");
-    for (const store of ["src/sessions/fileStore.ts", "src/sessions/dynamoStore.ts"]) {
-      expect(atInit).not.toContain(store);
-      expect(sourcesBundled(metafile)).toContain(store);
-    }
-  });
+      // src/sessions/lazyStore.ts: the file store serves local runs only, and each brings modules (the
+      // file store Node's fs/promises too) a Lambda's init need not compile.
+      const atInit = sourcesLoadedAtInit(metafile);
+      expect(atInit).toContain("src/sessions/lazyStore.ts");
+      for (const store of ["src/sessions/fileStore.ts", "src/sessions/dynamoStore.ts"]) {
+        expect(atInit).not.toContain(store);
+        expect(sourcesBundled(metafile)).toContain(store);
+      }
+    });
 
-  it("answers a call of each tool as the sources do", async () => {
+    it("answers a call of each tool as the sources do", async () => {
       expect(Object.keys(CALLS).sort()).toEqual(tools.map((tool) => tool.name).sort());
       const names = Object.keys(CALLS);
       const handlerUrl = pathToFileURL(join(dir, "function", "handler.mjs")).href;
