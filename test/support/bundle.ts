@@ -1,8 +1,14 @@
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { BuildOptions, Metafile, Plugin } from "esbuild";
 
-/** A TypeScript entry bundled by esbuild to one ES module a plain `node` (a child process) can run or import. */
+/**
+ * A TypeScript entry bundled by esbuild to an ES module a plain `node` (a child process) can run or
+ * import: `outfile` (an `.mjs` name), with the chunks of what it imports dynamically beside it. Split as
+ * the shipped bundles are: without splitting, esbuild wraps every module an `import()` reaches (a tool's
+ * body, and zod with it) in a lazy initialiser, and the MCP SDK's schemas, built at load, then met zod
+ * not yet initialised ("is not a constructor").
+ */
 export async function bundleForNode(
   entry: string,
   outfile: string,
@@ -10,11 +16,16 @@ export async function bundleForNode(
 ): Promise<string> {
   const { build } = await import("esbuild");
   await build({
-    entryPoints: [entry],
+    entryPoints: { [basename(outfile, ".mjs")]: entry },
     bundle: true,
+    splitting: true,
     platform: "node",
     format: "esm",
-    outfile,
+    outdir: dirname(outfile),
+    outExtension: { ".js": ".mjs" },
+    // Packages' ES module builds, as the shipped bundles take them: a dynamic import() of a CommonJS
+    // build in a split bundle has its exports under `default` only.
+    mainFields: ["module", "main"],
     logLevel: options.logLevel ?? "warning",
     nodePaths: options.nodePaths,
     // CommonJS dependencies inside an ES module bundle call require(): give them one.
