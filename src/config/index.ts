@@ -47,7 +47,7 @@ function parseSettings(env: Env): { settings: Settings; given: Set<string> } {
   const settings: Record<string, unknown> = {};
   const given = new Set<string>();
   // Setting by setting, not as one z.object: zod compiles an object's parser on its first parse, which
-  // costs more than the one parse a cold start makes (bench case sdk-floor).
+  // costs more than the one parse a cold start makes (bench case sdkFloor).
   for (const [name, schema] of Object.entries(SETTINGS) as [SettingName, z.ZodType][]) {
     const value = read(env, name);
     if (value !== undefined) given.add(name);

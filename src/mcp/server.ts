@@ -36,7 +36,7 @@ export const TOOLS_CAPABILITY = { tools: { listChanged: false } };
  * Builds one MCP server for a bridge; everything that can be shared between servers is built once, here.
  * The SDK's low-level Server: every handler here is registered on it directly, and McpServer's own
  * registries (tools, prompts, resources from zod schemas) would only add what it imports at a cold
- * start (zod v3, zod-to-json-schema; bench case sdk-floor).
+ * start (zod v3, zod-to-json-schema; bench case sdkFloor).
  */
 export type McpServerFactory = (forwarded: ForwardedRequests) => Server;
 
