@@ -18,22 +18,7 @@ export async function appOfRevision(
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
-    // What the app is built from: its sources, and the scripts and view page they import, where the
-    // revision has them.
-    const paths = ["src", "tools", "scripts", "view", "package.json"].filter((path) => {
-      try {
-        execFileSync("git", ["cat-file", "-e", `${revision}:${path}`], { cwd: root, stdio: "ignore" });
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    const archive = execFileSync("git", ["archive", "--format=tar", revision, ...paths], {
-      cwd: root,
-      maxBuffer: 64 * 2 ** 20,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    execFileSync("tar", ["-x", "-C", work], { input: archive });
+    extractRevision(root, revision, work);
     writeFileSync(
       join(work, "entry.ts"),
       // Issue 39 moved src/app.ts into src/lambda/ and made src/config.ts the folder src/config/: a
@@ -50,6 +35,27 @@ export async function appOfRevision(
       reason: `revision ${revision} unavailable here: ${String((error as Error).message).split("\n")[0]}`,
     };
   }
+}
+
+/**
+ * What the app at `revision` is built from, written into `work`: its sources, and the scripts and view
+ * page they import, where the revision has them. Throws when the revision is not in this clone.
+ */
+export function extractRevision(root: string, revision: string, work: string): void {
+  const paths = ["src", "tools", "scripts", "view", "package.json"].filter((path) => {
+    try {
+      execFileSync("git", ["cat-file", "-e", `${revision}:${path}`], { cwd: root, stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const archive = execFileSync("git", ["archive", "--format=tar", revision, ...paths], {
+    cwd: root,
+    maxBuffer: 64 * 2 ** 20,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  execFileSync("tar", ["-x", "-C", work], { input: archive });
 }
 
 export interface RevisionApp {

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tools } from "../../tools/index.js";
-import { bundleAsShipped } from "../support/bundle.js";
+import { bundleAsShipped, loadedStatically } from "../support/bundle.js";
 import { runToEnd } from "../support/childProcess.js";
 import { makeHandler, postMcp } from "../support/handler.js";
 import {
@@ -34,20 +34,11 @@ const RESULTS_AT_INIT = new Set([
   "src/results/ranking.ts",
 ]);
 
-/** The sources of the outputs `entry` loads statically: itself and its `import`s, transitively. */
+/** The sources of the outputs the entry loads statically. */
 function sourcesLoadedAtInit(metafile: Metafile): string[] {
-  const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((name) => outputs[name]?.entryPoint === ENTRY);
-  if (entry === undefined) throw new Error(`no output for ${ENTRY}`);
-  const seen = new Set<string>();
-  const visit = (name: string) => {
-    const output = outputs[name];
-    if (seen.has(name) || output === undefined) return;
-    seen.add(name);
-    for (const imported of output.imports) if (imported.kind === "import-statement") visit(imported.path);
-  };
-  visit(entry);
-  return [...seen].flatMap((name) => Object.keys(outputs[name]?.inputs ?? {}));
+  return loadedStatically(metafile, ENTRY).flatMap((name) =>
+    Object.keys(metafile.outputs[name]?.inputs ?? {}),
+  );
 }
 
 /** Every source in any output: what the function can load, at init or later. */

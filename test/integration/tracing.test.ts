@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadedStatically } from "../support/bundle.js";
 import { runOk } from "../support/childProcess.js";
 import { APP_SETTINGS } from "../support/configVariables.js";
 import { type Dynalite, startDynalite } from "../support/dynalite.js";
@@ -438,21 +439,9 @@ describe("the bundle (esbuild, code splitting, as serverless-esbuild builds the 
         logLevel: "silent",
       });
       const outputs = (metafile as Metafile).outputs;
-      // (Each dynamically imported module is an entry point of its own chunk: find the handler's.)
-      const entry = Object.keys(outputs).find(
-        (path) => outputs[path]?.entryPoint === "src/lambda/handler.ts",
-      ) as string;
-      expect(entry).toBeDefined();
       // Everything the entry loads before it runs: its static imports, transitively.
-      const eager = new Set<string>();
-      const visit = (path: string) => {
-        if (eager.has(path) || outputs[path] === undefined) return;
-        eager.add(path);
-        for (const imported of outputs[path]?.imports ?? []) {
-          if (imported.kind === "import-statement") visit(imported.path);
-        }
-      };
-      visit(entry);
+      const eager = loadedStatically(metafile as Metafile, "src/lambda/handler.ts");
+      expect(eager.length).toBeGreaterThan(0);
       const packagesOf = (path: string) =>
         Object.keys(outputs[path]?.inputs ?? {}).filter((input) =>
           /node_modules\/(aws-xray-sdk-core|cls-hooked|@aws-lambda-powertools\/tracer)\//.test(input),
@@ -462,7 +451,7 @@ describe("the bundle (esbuild, code splitting, as serverless-esbuild builds the 
       // a chunk it shares with code loaded on first use).
       const lazy = Object.keys(outputs).filter((path) => packagesOf(path).length > 0);
       expect(lazy).toHaveLength(1);
-      const dynamic = [...eager].flatMap((path) =>
+      const dynamic = eager.flatMap((path) =>
         (outputs[path]?.imports ?? [])
           .filter((imported) => imported.kind === "dynamic-import")
           .map((imported) => imported.path),

@@ -68,3 +68,23 @@ export async function bundleAsShipped(
   });
   return metafile;
 }
+
+/**
+ * The outputs a bundle's `entry` (its entry point, as the metafile names it) loads before it runs: the
+ * entry's output and what it imports statically (ESM `import`, which Lambda's init phase loads),
+ * transitively. What they `import()` loads later.
+ */
+export function loadedStatically(metafile: Metafile, entry: string): string[] {
+  const outputs = metafile.outputs;
+  const start = Object.keys(outputs).find((name) => outputs[name]?.entryPoint === entry);
+  if (start === undefined) throw new Error(`no output for ${entry}`);
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    const output = outputs[name];
+    if (seen.has(name) || output === undefined) return;
+    seen.add(name);
+    for (const imported of output.imports) if (imported.kind === "import-statement") visit(imported.path);
+  };
+  visit(start);
+  return [...seen];
+}

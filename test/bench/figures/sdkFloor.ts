@@ -11,7 +11,6 @@
 // Both run on the bench's Node and on a second one: `--node=<path>`, else Node 24 from npm.
 // With `--base=<rev>`, our handler at that revision (bundled as it shipped) is a fourth cold side: the
 // before and after of a change, measured in the same run.
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +21,7 @@ import { httpEvent } from "../../support/events.js";
 import type { BenchContext } from "../context.js";
 import { round, type Stats } from "../measure.js";
 import type { Figure } from "../report.js";
+import { extractRevision } from "../revision.js";
 import {
   alternate,
   coldScript,
@@ -87,13 +87,7 @@ async function buildRevision(root: string, dir: string, revision: string): Promi
   const work = join(dir, `revision-${revision}`);
   try {
     await mkdir(work, { recursive: true });
-    const paths = ["src", "tools", "scripts", "view", "package.json"];
-    const archive = execFileSync("git", ["archive", "--format=tar", revision, ...paths], {
-      cwd: root,
-      maxBuffer: 64 * 2 ** 20,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    execFileSync("tar", ["-x", "-C", work], { input: archive });
+    extractRevision(root, revision, work);
     await symlink(join(root, "node_modules"), join(work, "node_modules"), "dir");
     // Issue 39 moved the entry from src/handler.ts into src/lambda/.
     const entry = existsSync(join(work, "src/lambda/handler.ts"))
